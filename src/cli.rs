@@ -1,0 +1,92 @@
+//! The command line as clap sees it. Values stay strings here; `config` validates them.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::Parser;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sitemapgen",
+    version,
+    about = "Write sitemap.xml for a static site's build folder",
+    long_about = "Write sitemap.xml for a static site's build folder.\n\n\
+        Every page under DIR (by default *.html and *.htm) becomes a <url> whose <loc> is the \
+        base URL plus the page's path, percent-encoded byte for byte. <lastmod> comes from the \
+        file's mtime unless --lastmod says otherwise. The sitemap is written atomically: a \
+        failed run leaves the previous one untouched.",
+    after_help = "Exit status: 0 success, 1 runtime failure, 2 usage or configuration error."
+)]
+pub struct Cli {
+    /// The site's build folder (e.g. public/, _site/, site/)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+
+    /// Public URL of DIR: http or https with a host, optionally a path prefix
+    #[arg(short = 'b', long, value_name = "URL")]
+    pub base_url: String,
+
+    /// Where to write the sitemap [default: DIR/sitemap.xml]; `-` writes to standard output
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Files that count as pages (repeatable) [default: *.html, *.htm]
+    #[arg(long, value_name = "GLOB")]
+    pub include: Vec<String>,
+
+    /// Leave out files or directories (repeatable), in addition to the default excludes
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// Drop the default excludes (404 pages, search-engine verification pages)
+    #[arg(long)]
+    pub no_default_excludes: bool,
+
+    /// Map about.html to /about (for hosts that serve clean URLs)
+    #[arg(long)]
+    pub clean_urls: bool,
+
+    /// Map docs/index.html to /docs instead of /docs/
+    #[arg(long)]
+    pub no_trailing_slash: bool,
+
+    /// Write <changefreq> on pages matching GLOB (repeatable; the last matching rule wins)
+    #[arg(long, value_name = "GLOB=FREQ")]
+    pub changefreq: Vec<String>,
+
+    /// Write <priority> on pages matching GLOB (repeatable; the last matching rule wins)
+    #[arg(long, value_name = "GLOB=VALUE")]
+    pub priority: Vec<String>,
+
+    /// mtime, none, or a fixed W3C date (2024-05-01) or datetime with zone
+    #[arg(long, value_name = "MODE", default_value = "mtime")]
+    pub lastmod: String,
+
+    /// Take the list of files from FILE (`-` for standard input) instead of walking DIR
+    #[arg(long, value_name = "FILE", conflicts_with = "follow")]
+    pub files_from: Option<OsString>,
+
+    /// The --files-from list is NUL-separated (as find -print0 writes it)
+    #[arg(short = '0', long, requires = "files_from")]
+    pub null: bool,
+
+    /// Include dot-files and dot-directories
+    #[arg(long)]
+    pub hidden: bool,
+
+    /// Descend into symlinked directories (loops are detected and skipped)
+    #[arg(short = 'L', long)]
+    pub follow: bool,
+
+    /// Turn every warning into an error: exit 1 and write nothing
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Print no summary line
+    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Print every excluded path and why
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}

@@ -1,0 +1,134 @@
+//! The validated settings of one run. Every usage error is found here, before any work.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use crate::cli::Cli;
+use crate::lastmod::LastmodMode;
+use crate::output::Destination;
+use crate::report::Verbosity;
+use crate::rules::{RuleSpec, Rules};
+use crate::url::{BaseUrl, Mapping};
+
+#[derive(Debug)]
+pub struct Config {
+    pub root: PathBuf,
+    pub base: BaseUrl,
+    pub destination: Destination,
+    pub rules: Rules,
+    pub mapping: Mapping,
+    pub lastmod: LastmodMode,
+    pub source: Source,
+    pub verbosity: Verbosity,
+    pub strict: bool,
+}
+
+/// Where the candidate files come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Walk { follow: bool },
+    List { from: ListFrom, separator: u8 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListFrom {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Config {
+    pub fn from_cli(cli: Cli) -> Result<Self> {
+        let base = BaseUrl::parse(&cli.base_url)?;
+        let lastmod = LastmodMode::parse(&cli.lastmod)?;
+        match fs::metadata(&cli.dir) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => bail!("DIR {} is not a directory", cli.dir.display()),
+            Err(err) => bail!("DIR {}: {err}", cli.dir.display()),
+        }
+        let destination = match cli.output {
+            Some(path) if path.as_os_str() == "-" => Destination::Stdout,
+            Some(path) => Destination::File(output_file(path)?),
+            None => Destination::File(output_file(cli.dir.join("sitemap.xml"))?),
+        };
+        let own_output = match &destination {
+            Destination::File(path) => path_inside(&cli.dir, path),
+            Destination::Stdout => None,
+        };
+        let rules = Rules::new(&RuleSpec {
+            includes: &cli.include,
+            excludes: &cli.exclude,
+            default_excludes: !cli.no_default_excludes,
+            hidden: cli.hidden,
+            changefreq: &cli.changefreq,
+            priority: &cli.priority,
+            own_output: own_output.as_deref(),
+        })?;
+        let source = match cli.files_from {
+            None => Source::Walk { follow: cli.follow },
+            Some(from) => Source::List {
+                from: list_from(from),
+                separator: if cli.null { b'\0' } else { b'\n' },
+            },
+        };
+        let verbosity = match (cli.quiet, cli.verbose) {
+            (true, _) => Verbosity::Quiet,
+            (_, true) => Verbosity::Verbose,
+            _ => Verbosity::Normal,
+        };
+        Ok(Config {
+            root: cli.dir,
+            base,
+            destination,
+            rules,
+            mapping: Mapping {
+                clean_urls: cli.clean_urls,
+                trailing_slash: !cli.no_trailing_slash,
+            },
+            lastmod,
+            source,
+            verbosity,
+            strict: cli.strict,
+        })
+    }
+}
+
+fn list_from(arg: OsString) -> ListFrom {
+    if arg == "-" {
+        ListFrom::Stdin
+    } else {
+        ListFrom::File(arg.into())
+    }
+}
+
+/// The file the output replaces by a rename: a symlink's target (the link stays), never a
+/// device, pipe or directory.
+fn output_file(path: PathBuf) -> Result<PathBuf> {
+    let not_regular = || format!("-o {} is not a regular file", path.display());
+    match fs::symlink_metadata(&path) {
+        Err(_) => Ok(path),
+        Ok(meta) if meta.is_file() => Ok(path),
+        Ok(meta) if meta.is_symlink() => match fs::canonicalize(&path) {
+            Ok(target) if target.is_file() => Ok(target),
+            Ok(_) => bail!(not_regular()),
+            Err(err) => bail!(
+                "-o {} is a symlink that cannot be followed: {err}",
+                path.display()
+            ),
+        },
+        Ok(_) => bail!(not_regular()),
+    }
+}
+
+/// `file`'s path relative to `dir` when it lies inside it (the file need not exist yet).
+fn path_inside(dir: &Path, file: &Path) -> Option<PathBuf> {
+    let dir = dir.canonicalize().ok()?;
+    let parent = match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let file = parent.canonicalize().ok()?.join(file.file_name()?);
+    Some(file.strip_prefix(&dir).ok()?.to_path_buf())
+}

@@ -1,0 +1,95 @@
+//! Messages on stderr: warnings (errors under --strict), the -v trail, the summary line.
+
+use std::fmt::Display;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbosity {
+    Quiet,
+    Normal,
+    Verbose,
+}
+
+#[derive(Debug)]
+pub struct Report {
+    verbosity: Verbosity,
+    strict: bool,
+    excluded: u64,
+}
+
+impl Report {
+    pub fn new(verbosity: Verbosity, strict: bool) -> Self {
+        Report {
+            verbosity,
+            strict,
+            excluded: 0,
+        }
+    }
+
+    /// A problem that costs the sitemap a URL or a date; fatal under --strict.
+    /// `consequence` says what the run does about it when it goes on.
+    pub fn warn(&mut self, problem: impl Display, consequence: &str) -> Result<()> {
+        if self.strict {
+            bail!("{problem} (--strict)");
+        }
+        eprintln!("sitemapgen: warning: {problem}; {consequence}");
+        Ok(())
+    }
+
+    /// A file that is not a page of the sitemap, and why.
+    pub fn excluded(&mut self, rel: &Path, why: impl Display) {
+        self.excluded += 1;
+        self.skipped(rel, why);
+    }
+
+    /// A file or directory passed over; only -v shows it, and only files are counted.
+    pub fn skipped(&self, rel: &Path, why: impl Display) {
+        if self.verbosity == Verbosity::Verbose {
+            eprintln!("sitemapgen: skip {}: {why}", rel.display());
+        }
+    }
+
+    pub fn excluded_count(&self) -> u64 {
+        self.excluded
+    }
+
+    pub fn summary(&self, written: u64, destination: &str) {
+        if self.verbosity != Verbosity::Quiet {
+            let urls = if written == 1 { "URL" } else { "URLs" };
+            let files = if self.excluded == 1 { "file" } else { "files" };
+            eprintln!(
+                "wrote {} {urls} to {destination} ({} {files} excluded)",
+                thousands(written),
+                thousands(self.excluded)
+            );
+        }
+    }
+}
+
+/// `1234567` → `1,234,567`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

@@ -1,0 +1,391 @@
+//! Glob rules: which files are pages, which are left out, and per-page changefreq/priority.
+//!
+//! Globs match the `/`-separated path relative to DIR, as in .gitignore: a glob without `/`
+//! matches a name at any depth, a glob with `/` is anchored at DIR, a final `/` matches
+//! directories only, and a directory that matches an exclude (or `dir/**`) is not entered.
+
+use std::fmt;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+
+pub const DEFAULT_INCLUDES: &[&str] = &["*.html", "*.htm"];
+
+/// 404 pages and search-engine ownership verification pages are never meant to be indexed.
+pub const DEFAULT_EXCLUDES: &[&str] = &[
+    "404.html",
+    "404.htm",
+    "google[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]\
+     [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f].html",
+    "yandex_*.html",
+];
+
+/// Temp files of ours in DIR (a run in progress, or one that was killed) are never pages.
+pub const TEMP_PREFIX: &str = ".sitemapgen-";
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+/// The protocol's change frequencies.
+pub const CHANGEFREQS: &[&str] = &[
+    "always", "hourly", "daily", "weekly", "monthly", "yearly", "never",
+];
+
+/// Why a file or directory is not in the sitemap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Skip<'a> {
+    Hidden,
+    OwnOutput,
+    NotIncluded,
+    Excluded(&'a ExcludeGlob),
+}
+
+impl fmt::Display for Skip<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Skip::Hidden => f.write_str("hidden (use --hidden)"),
+            Skip::OwnOutput => f.write_str("sitemapgen's own output"),
+            Skip::NotIncluded => f.write_str("matches no --include glob"),
+            Skip::Excluded(glob) if glob.default => {
+                write!(
+                    f,
+                    "default exclude {} (use --no-default-excludes)",
+                    glob.text
+                )
+            }
+            Skip::Excluded(glob) => write!(f, "--exclude {}", glob.text),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExcludeGlob {
+    text: String,
+    default: bool,
+}
+
+pub struct RuleSpec<'a> {
+    pub includes: &'a [String],
+    pub excludes: &'a [String],
+    pub default_excludes: bool,
+    pub hidden: bool,
+    pub changefreq: &'a [String],
+    pub priority: &'a [String],
+    /// The output's path relative to DIR, when it lies inside DIR.
+    pub own_output: Option<&'a Path>,
+}
+
+#[derive(Debug)]
+pub struct Rules {
+    hidden: bool,
+    own_output: Option<Vec<u8>>,
+    include: GlobSet,
+    /// Matches files, and directories whose whole subtree is left out.
+    exclude: GlobSet,
+    /// Patterns written with a final `/`: directories only.
+    exclude_dirs: GlobSet,
+    /// The exclude glob behind each pattern of `exclude` and `exclude_dirs`, by index.
+    exclude_globs: Vec<ExcludeGlob>,
+    exclude_dir_globs: Vec<ExcludeGlob>,
+    changefreq: ValueRules,
+    priority: ValueRules,
+}
+
+/// `GLOB=VALUE` rules: the last matching rule wins.
+#[derive(Debug)]
+struct ValueRules {
+    globs: GlobSet,
+    values: Vec<String>,
+}
+
+impl Rules {
+    pub fn new(spec: &RuleSpec) -> Result<Self> {
+        let mut include = GlobSetBuilder::new();
+        if spec.includes.is_empty() {
+            for text in DEFAULT_INCLUDES {
+                include.add(compile(text, "--include")?);
+            }
+        } else {
+            for text in spec.includes {
+                if text.ends_with('/') {
+                    bail!("--include {text:?} names a directory; globs select files");
+                }
+                include.add(compile(text, "--include")?);
+            }
+        }
+
+        let defaults = DEFAULT_EXCLUDES
+            .iter()
+            .filter(|_| spec.default_excludes)
+            .map(|text| (text.to_string(), true));
+        let users = spec.excludes.iter().map(|text| (text.clone(), false));
+        let (mut exclude, mut exclude_dirs) = (GlobSetBuilder::new(), GlobSetBuilder::new());
+        let (mut exclude_globs, mut exclude_dir_globs) = (Vec::new(), Vec::new());
+        for (text, default) in defaults.chain(users) {
+            let glob = ExcludeGlob {
+                text: text.clone(),
+                default,
+            };
+            if let Some(dir) = text.strip_suffix('/') {
+                exclude_dirs.add(compile(dir, "--exclude")?);
+                exclude_dir_globs.push(glob);
+                continue;
+            }
+            exclude.add(compile(&text, "--exclude")?);
+            exclude_globs.push(glob.clone());
+            if let Some(dir) = text.strip_suffix("/**") {
+                // `drafts/**` also names `drafts` itself, so the walk need not enter it.
+                exclude.add(compile_anchored(dir, true, "--exclude")?);
+                exclude_globs.push(glob);
+            }
+        }
+
+        Ok(Rules {
+            hidden: spec.hidden,
+            own_output: spec.own_output.map(|p| p.as_os_str().as_bytes().to_vec()),
+            include: include.build()?,
+            exclude: exclude.build()?,
+            exclude_dirs: exclude_dirs.build()?,
+            exclude_globs,
+            exclude_dir_globs,
+            changefreq: ValueRules::parse(spec.changefreq, "--changefreq", parse_changefreq)?,
+            priority: ValueRules::parse(spec.priority, "--priority", parse_priority)?,
+        })
+    }
+
+    /// Whether the walk must stay out of directory `rel`.
+    pub fn skip_dir(&self, rel: &Path) -> Option<Skip<'_>> {
+        if !self.hidden && is_hidden(rel) {
+            return Some(Skip::Hidden);
+        }
+        let candidate = Candidate::new(rel);
+        if let Some(i) = self.exclude_dirs.matches_candidate(&candidate).first() {
+            return Some(Skip::Excluded(&self.exclude_dir_globs[*i]));
+        }
+        first_exclude(&self.exclude, &self.exclude_globs, &candidate)
+    }
+
+    /// Whether file `rel` is left out. Its directories are checked by `skip_dir`.
+    pub fn skip_file(&self, rel: &Path, candidate: &Candidate) -> Option<Skip<'_>> {
+        if self.own_output.as_deref() == Some(rel.as_os_str().as_bytes()) || is_temp_file(rel) {
+            return Some(Skip::OwnOutput);
+        }
+        if !self.hidden && is_hidden(rel) {
+            return Some(Skip::Hidden);
+        }
+        if let Some(skip) = first_exclude(&self.exclude, &self.exclude_globs, candidate) {
+            return Some(skip);
+        }
+        if !self.include.is_match_candidate(candidate) {
+            return Some(Skip::NotIncluded);
+        }
+        None
+    }
+
+    pub fn changefreq(&self, candidate: &Candidate) -> Option<&str> {
+        self.changefreq.value(candidate)
+    }
+
+    pub fn priority(&self, candidate: &Candidate) -> Option<&str> {
+        self.priority.value(candidate)
+    }
+}
+
+fn first_exclude<'a>(
+    set: &GlobSet,
+    globs: &'a [ExcludeGlob],
+    candidate: &Candidate,
+) -> Option<Skip<'a>> {
+    if set.is_empty() {
+        return None;
+    }
+    let i = *set.matches_candidate(candidate).first()?;
+    Some(Skip::Excluded(&globs[i]))
+}
+
+fn is_hidden(rel: &Path) -> bool {
+    rel.file_name()
+        .is_some_and(|name| name.as_bytes().starts_with(b"."))
+}
+
+fn is_temp_file(rel: &Path) -> bool {
+    rel.file_name().is_some_and(|name| {
+        let name = name.as_bytes();
+        name.starts_with(TEMP_PREFIX.as_bytes()) && name.ends_with(TEMP_SUFFIX.as_bytes())
+    })
+}
+
+/// Compiles a glob with .gitignore anchoring: one without `/` matches at any depth.
+fn compile(text: &str, flag: &str) -> Result<Glob> {
+    compile_anchored(text, text.trim_end_matches('/').contains('/'), flag)
+}
+
+fn compile_anchored(text: &str, anchored: bool, flag: &str) -> Result<Glob> {
+    let pattern = match text.strip_prefix('/') {
+        Some(rest) => rest.to_string(),
+        None if anchored => text.to_string(),
+        None => format!("**/{text}"),
+    };
+    if text.is_empty() || pattern.is_empty() {
+        bail!("{flag} needs a non-empty glob");
+    }
+    GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .with_context(|| format!("{flag} {text:?} is not a valid glob"))
+}
+
+impl ValueRules {
+    fn parse(
+        rules: &[String],
+        flag: &str,
+        parse_value: fn(&str) -> Result<String>,
+    ) -> Result<Self> {
+        let mut globs = GlobSetBuilder::new();
+        let mut values = Vec::new();
+        for rule in rules {
+            let Some((glob, value)) = rule.rsplit_once('=') else {
+                bail!("{flag} {rule:?} must have the form GLOB=VALUE");
+            };
+            if glob.ends_with('/') {
+                bail!("{flag} {rule:?} names a directory; use {}**={value}", glob);
+            }
+            globs.add(compile(glob, flag)?);
+            values.push(parse_value(value).with_context(|| format!("{flag} {rule:?}"))?);
+        }
+        Ok(ValueRules {
+            globs: globs.build()?,
+            values,
+        })
+    }
+
+    fn value(&self, candidate: &Candidate) -> Option<&str> {
+        if self.globs.is_empty() {
+            return None;
+        }
+        let last = self.globs.matches_candidate(candidate).into_iter().max()?;
+        Some(&self.values[last])
+    }
+}
+
+fn parse_changefreq(word: &str) -> Result<String> {
+    if CHANGEFREQS.contains(&word) {
+        Ok(word.to_string())
+    } else {
+        bail!("{word:?} is not one of {}", CHANGEFREQS.join(", "))
+    }
+}
+
+/// A decimal from 0.0 to 1.0, written normalised: `.80` → `0.8`, `1` → `1.0`.
+fn parse_priority(text: &str) -> Result<String> {
+    let well_formed = !text.is_empty()
+        && text != "."
+        && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && text.bytes().filter(|&b| b == b'.').count() <= 1;
+    let value: f64 = match text.parse() {
+        Ok(value) if well_formed => value,
+        _ => bail!("priority {text:?} is not a decimal number"),
+    };
+    if !(0.0..=1.0).contains(&value) {
+        bail!("priority {text} is outside 0.0 to 1.0");
+    }
+    let mut written = value.to_string();
+    if !written.contains('.') {
+        written.push_str(".0");
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(excludes: &[&str]) -> Rules {
+        let excludes: Vec<String> = excludes.iter().map(|s| s.to_string()).collect();
+        Rules::new(&RuleSpec {
+            includes: &[],
+            excludes: &excludes,
+            default_excludes: true,
+            hidden: false,
+            changefreq: &[],
+            priority: &[],
+            own_output: Some(Path::new("sitemap.xml")),
+        })
+        .unwrap()
+    }
+
+    fn file_skip(rules: &Rules, rel: &str) -> Option<String> {
+        rules
+            .skip_file(Path::new(rel), &Candidate::new(rel))
+            .map(|s| s.to_string())
+    }
+
+    #[test]
+    fn unanchored_globs_match_at_any_depth_and_anchored_ones_at_the_root() {
+        let r = rules(&["secret.html", "/top.html", "a/b.html"]);
+        assert!(file_skip(&r, "x/y/secret.html").is_some());
+        assert!(file_skip(&r, "top.html").is_some());
+        assert_eq!(file_skip(&r, "x/top.html"), None);
+        assert!(file_skip(&r, "a/b.html").is_some());
+        assert_eq!(file_skip(&r, "x/a/b.html"), None);
+    }
+
+    #[test]
+    fn directory_globs_prune_subtrees() {
+        let r = rules(&["drafts/", "old/**", "*.tmp.html"]);
+        assert!(r.skip_dir(Path::new("blog/drafts")).is_some());
+        assert!(r.skip_dir(Path::new("old")).is_some());
+        assert_eq!(r.skip_dir(Path::new("blog/old")), None);
+        assert_eq!(
+            file_skip(&r, "drafts").as_deref(),
+            Some("matches no --include glob"),
+            "a dir-only glob does not exclude a file of that name"
+        );
+        assert!(file_skip(&r, "old/a.html").is_some());
+        assert!(r.skip_dir(Path::new(".git")).is_some());
+    }
+
+    #[test]
+    fn default_excludes_and_own_files() {
+        let r = rules(&[]);
+        for rel in [
+            "404.html",
+            "en/404.html",
+            "google0123456789abcdef.html",
+            "yandex_1f2e.html",
+            "sitemap.xml",
+            "a/.sitemapgen-x1.tmp",
+        ] {
+            assert!(file_skip(&r, rel).is_some(), "{rel} not skipped");
+        }
+        assert_eq!(file_skip(&r, "google0123.html"), None);
+        assert_eq!(
+            file_skip(&r, "style.css").as_deref(),
+            Some("matches no --include glob")
+        );
+    }
+
+    #[test]
+    fn last_matching_value_rule_wins() {
+        let rules = ValueRules::parse(
+            &["*=weekly".into(), "blog/*=daily".into()],
+            "--changefreq",
+            parse_changefreq,
+        )
+        .unwrap();
+        assert_eq!(rules.value(&Candidate::new("blog/a.html")), Some("daily"));
+        assert_eq!(rules.value(&Candidate::new("a.html")), Some("weekly"));
+        assert!(parse_changefreq("Daily").is_err());
+    }
+
+    #[test]
+    fn priorities_are_normalised_and_range_checked() {
+        for (given, written) in [("0.8", "0.8"), (".80", "0.8"), ("1", "1.0"), ("0", "0.0")] {
+            assert_eq!(parse_priority(given).unwrap(), written);
+        }
+        for bad in ["1.1", "-0.1", "0x1", "nan", "inf", "1e-1", "", ".", "0.5.1"] {
+            assert!(parse_priority(bad).is_err(), "{bad} accepted");
+        }
+    }
+}

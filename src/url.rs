@@ -1,0 +1,282 @@
+//! Mapping a page's path under DIR to its public URL.
+
+use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, PercentEncode, percent_encode};
+
+/// The protocol's limit: a `loc` must be shorter than this many characters.
+pub const MAX_LOC_LEN: usize = 2048;
+
+/// Bytes kept as they are in a path segment (RFC 3986 `pchar`): unreserved characters and
+/// `!$&'()*+,;=:@`. Everything else, including `%`, `?`, `#`, space and every non-ASCII byte,
+/// is percent-encoded.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b':')
+    .remove(b'@');
+
+/// The public URL of DIR, always ending in `/`.
+#[derive(Debug, Clone)]
+pub struct BaseUrl(String);
+
+impl BaseUrl {
+    pub fn parse(text: &str) -> Result<Self> {
+        let mut url = match ::url::Url::parse(text) {
+            Ok(url) => url,
+            Err(err) => bail!("--base-url {text:?} is not an absolute URL ({err})"),
+        };
+        if url.scheme() != "http" && url.scheme() != "https" {
+            bail!(
+                "--base-url {text:?} must use http or https, not {}",
+                url.scheme()
+            );
+        }
+        // The URL parser would read `https:///docs` as host `docs`: insist on `scheme://host`.
+        let host_follows = text
+            .split_once("://")
+            .is_some_and(|(_, rest)| !rest.starts_with(['/', '\\']));
+        if !host_follows || url.host_str().is_none_or(str::is_empty) {
+            bail!("--base-url {text:?} has no host");
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            bail!("--base-url {text:?} must not have a query or a fragment");
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            bail!("--base-url {text:?} must not carry a user name or password");
+        }
+        if !url.path().ends_with('/') {
+            let path = format!("{}/", url.path());
+            url.set_path(&path);
+        }
+        Ok(BaseUrl(url.into()))
+    }
+
+    /// The full URL of a path relative to the base (`path` is already encoded).
+    pub fn join(&self, path: &str) -> String {
+        let mut url = String::with_capacity(self.0.len() + path.len());
+        url.push_str(&self.0);
+        url.push_str(path);
+        url
+    }
+}
+
+/// How file paths become URL paths.
+#[derive(Debug, Clone, Copy)]
+pub struct Mapping {
+    pub clean_urls: bool,
+    pub trailing_slash: bool,
+}
+
+/// A page's URL path relative to the base URL, percent-encoded.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PagePath {
+    pub path: String,
+    /// Depth of the directory whose other entries could map to the same URL: two pages can
+    /// collide only if they share this directory (see `Dedup`).
+    pub collision_depth: usize,
+}
+
+impl Mapping {
+    /// `rel` is a file path relative to DIR made only of normal components.
+    pub fn page_path(&self, rel: &Path) -> PagePath {
+        let mut segments: Vec<&[u8]> = rel.iter().map(|s| s.as_bytes()).collect();
+        let name = segments.pop().expect("a page path has a file name");
+        let dir_depth = segments.len();
+        let mut collision_depth = dir_depth;
+        let mut path = encode_segments(&segments);
+        if name == b"index.html" || name == b"index.htm" {
+            if dir_depth > 0 {
+                if self.trailing_slash {
+                    path.push('/');
+                } else {
+                    // `docs/index.html` became `docs`, a name in the parent directory.
+                    collision_depth -= 1;
+                }
+            }
+        } else {
+            if dir_depth > 0 {
+                path.push('/');
+            }
+            let name = match (self.clean_urls, html_stem(name)) {
+                (true, Some(stem)) => stem,
+                _ => name,
+            };
+            path.extend(encode_segment(name));
+        }
+        PagePath {
+            path,
+            collision_depth,
+        }
+    }
+}
+
+/// `about` for `about.html` or `about.htm`; None for other names and for a bare `.html`.
+fn html_stem(name: &[u8]) -> Option<&[u8]> {
+    [b".html".as_slice(), b".htm"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(*ext))
+        .filter(|stem| !stem.is_empty())
+}
+
+fn encode_segments(segments: &[&[u8]]) -> String {
+    let mut path = String::new();
+    for (i, segment) in segments.iter().enumerate() {
+        if i > 0 {
+            path.push('/');
+        }
+        path.extend(encode_segment(segment));
+    }
+    path
+}
+
+/// Percent-encodes raw bytes: valid UTF-8 or not, every byte outside `SEGMENT`'s keep-list
+/// becomes `%XX`, so no name is ever dropped or mangled.
+fn encode_segment(bytes: &[u8]) -> PercentEncode<'_> {
+    percent_encode(bytes, SEGMENT)
+}
+
+/// Two files that map to the same URL keep only the first. Pages arrive in walk order
+/// (depth first, names sorted), and two pages can only collide when they share the directory
+/// at `PagePath::collision_depth`, so only the directories on the current path are remembered.
+#[derive(Debug, Default)]
+pub struct Dedup {
+    current_dir: PathBuf,
+    /// One map per directory on the current path (index 0 is DIR): URL path → first file.
+    levels: Vec<HashMap<String, PathBuf>>,
+}
+
+impl Dedup {
+    /// Records `page` for `rel`; returns the earlier file if the URL is already taken.
+    pub fn claim(&mut self, rel: &Path, page: &PagePath) -> Option<PathBuf> {
+        let dir = rel.parent().unwrap_or(Path::new(""));
+        if dir != self.current_dir {
+            let common = dir
+                .components()
+                .zip(self.current_dir.components())
+                .take_while(|(a, b)| a == b)
+                .count();
+            self.levels.truncate(common + 1);
+            self.current_dir = dir.to_path_buf();
+        }
+        let depth = dir.components().count();
+        self.levels.resize_with(depth + 1, HashMap::new);
+        let seen = &mut self.levels[page.collision_depth];
+        match seen.get(&page.path) {
+            Some(first) => Some(first.clone()),
+            None => {
+                seen.insert(page.path.clone(), rel.to_path_buf());
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    const PLAIN: Mapping = Mapping {
+        clean_urls: false,
+        trailing_slash: true,
+    };
+
+    fn map(mapping: Mapping, rel: &[u8]) -> String {
+        mapping.page_path(Path::new(OsStr::from_bytes(rel))).path
+    }
+
+    #[test]
+    fn index_files_map_to_their_directory() {
+        assert_eq!(map(PLAIN, b"index.html"), "");
+        assert_eq!(map(PLAIN, b"docs/index.htm"), "docs/");
+        let no_slash = Mapping {
+            trailing_slash: false,
+            ..PLAIN
+        };
+        assert_eq!(map(no_slash, b"index.html"), "");
+        assert_eq!(map(no_slash, b"docs/a/index.html"), "docs/a");
+    }
+
+    #[test]
+    fn clean_urls_strip_only_html_extensions() {
+        let clean = Mapping {
+            clean_urls: true,
+            ..PLAIN
+        };
+        assert_eq!(map(clean, b"about.html"), "about");
+        assert_eq!(map(clean, b"a/b.htm"), "a/b");
+        assert_eq!(map(clean, b"paper.pdf"), "paper.pdf");
+        assert_eq!(map(clean, b".html"), ".html");
+    }
+
+    #[test]
+    fn segments_are_percent_encoded_byte_for_byte() {
+        assert_eq!(map(PLAIN, b"q?x#y.html"), "q%3Fx%23y.html");
+        assert_eq!(map(PLAIN, b"100%.html"), "100%25.html");
+        assert_eq!(map(PLAIN, b"a b/caf\xc3\xa9.html"), "a%20b/caf%C3%A9.html");
+        assert_eq!(map(PLAIN, b"bad\xff.html"), "bad%FF.html");
+        assert_eq!(map(PLAIN, b"it's&(ok)!.html"), "it's&(ok)!.html");
+        assert_eq!(
+            map(PLAIN, b"<\"\\^`{|}>\t.html"),
+            "%3C%22%5C%5E%60%7B%7C%7D%3E%09.html"
+        );
+    }
+
+    #[test]
+    fn base_url_gets_a_final_slash_and_rejects_what_cannot_be_a_base() {
+        assert_eq!(
+            BaseUrl::parse("https://Example.com/docs").unwrap().join(""),
+            "https://example.com/docs/"
+        );
+        assert_eq!(
+            BaseUrl::parse("http://example.com").unwrap().join(""),
+            "http://example.com/"
+        );
+        for bad in [
+            "example.com",
+            "ftp://example.com/",
+            "https://example.com/?q",
+            "https://example.com/#top",
+            "https://user@example.com/",
+            "file:///tmp/",
+            "https:///docs",
+            "https:\\\\example.com",
+        ] {
+            assert!(BaseUrl::parse(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn dedup_finds_a_page_and_a_directory_index_with_the_same_url() {
+        let mapping = Mapping {
+            clean_urls: true,
+            trailing_slash: false,
+        };
+        let mut dedup = Dedup::default();
+        let mut claim = |rel: &str| dedup.claim(Path::new(rel), &mapping.page_path(Path::new(rel)));
+        assert_eq!(claim("a/index.html"), None);
+        assert_eq!(claim("a/x.html"), None);
+        assert_eq!(claim("a-b/index.html"), None);
+        assert_eq!(claim("a.html"), Some(PathBuf::from("a/index.html")));
+        assert_eq!(claim("b/c/x.htm"), None);
+        assert_eq!(claim("b/c/x.html"), Some(PathBuf::from("b/c/x.htm")));
+        assert_eq!(claim("b/d/x.html"), None);
+    }
+}

@@ -1,0 +1,119 @@
+//! --files-from: a list stands in for the walk; the rules still apply.
+
+use std::fs;
+
+use crate::harness::{BASE, Site};
+use crate::validate::{self, locs};
+
+fn site() -> Site {
+    Site::with_pages(&[
+        "index.html",
+        "a.html",
+        "b/index.html",
+        "b/c.html",
+        "drafts/d.html",
+        "x.css",
+    ])
+}
+
+#[test]
+fn a_list_gives_the_same_sitemap_as_the_walk() {
+    let site = site();
+    site.run(&["--exclude", "drafts/"]).success();
+    let walked = fs::read(site.sitemap_path()).unwrap();
+    let abs = site.path("b/c.html");
+    // Unsorted, relative and absolute, `./` and `..`, a repeat, an empty line, directories.
+    let list = format!(
+        ".\nx.css\n./b/index.html\n{}\n\nb/../a.html\nindex.html\ndrafts/d.html\na.html\nb\n",
+        abs.display()
+    );
+    site.command(&["--exclude", "drafts/", "--files-from", "-"])
+        .stdin(list.clone())
+        .run()
+        .success()
+        .stderr_has(&["(2 files excluded)"]);
+    assert_eq!(fs::read(site.sitemap_path()).unwrap(), walked);
+
+    let list_file = site.outside().join("list.txt");
+    fs::write(&list_file, list).unwrap();
+    site.command(&["--exclude", "drafts/", "--files-from"])
+        .arg(&list_file)
+        .run()
+        .success();
+    assert_eq!(fs::read(site.sitemap_path()).unwrap(), walked);
+}
+
+#[test]
+fn a_nul_separated_list_carries_any_name() {
+    let site = site();
+    site.page(b"new\nline.html");
+    site.command(&["--files-from", "-", "-0"])
+        .stdin(&b"new\nline.html\0a.html\0"[..])
+        .run()
+        .success();
+    let urls = validate::sitemap(&site.sitemap_path(), BASE);
+    assert_eq!(
+        locs(&urls),
+        [
+            "https://example.com/a.html",
+            "https://example.com/new%0Aline.html"
+        ]
+    );
+}
+
+#[test]
+fn hidden_and_excluded_directories_apply_to_listed_files() {
+    let site = site();
+    site.page(".hidden/p.html");
+    site.command(&["--files-from", "-", "--exclude", "drafts/", "-v"])
+        .stdin("drafts/d.html\n.hidden/p.html\na.html\n")
+        .run()
+        .success()
+        .stderr_has(&[
+            "skip drafts/d.html: inside drafts: --exclude drafts/",
+            "skip .hidden/p.html: inside .hidden: hidden (use --hidden)",
+        ]);
+    let urls = validate::sitemap(&site.sitemap_path(), BASE);
+    assert_eq!(locs(&urls), ["https://example.com/a.html"]);
+}
+
+#[test]
+fn a_missing_or_outside_file_fails_the_run_and_keeps_the_old_sitemap() {
+    let site = site();
+    site.run(&[]).success();
+    let before = fs::read(site.sitemap_path()).unwrap();
+    let outside = site.outside().join("elsewhere.html");
+    fs::write(&outside, "x").unwrap();
+    let cases = [
+        (
+            "a.html\nmissing.html\n".to_string(),
+            "missing.html cannot be read",
+        ),
+        (
+            "../elsewhere.html\n".to_string(),
+            "listed file ../elsewhere.html is outside DIR",
+        ),
+        (
+            format!("{}\n", outside.display()),
+            "elsewhere.html is outside DIR",
+        ),
+        (
+            "/etc/passwd\n".to_string(),
+            "listed file /etc/passwd is outside DIR",
+        ),
+    ];
+    for (list, message) in cases {
+        site.command(&["--files-from", "-"])
+            .stdin(list)
+            .run()
+            .expect_code(1)
+            .stderr_has(&["sitemapgen: error: ", message]);
+        assert_eq!(fs::read(site.sitemap_path()).unwrap(), before);
+    }
+    site.command(&["--files-from"])
+        .arg(site.outside().join("no-such-list"))
+        .run()
+        .expect_code(1)
+        .stderr_has(&["cannot read the file list", "no-such-list"]);
+    assert_eq!(fs::read(site.sitemap_path()).unwrap(), before);
+}

@@ -1,0 +1,249 @@
+//! Runs the built binary on sites in temp dirs: fixture copies or trees made at run time.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use tempfile::TempDir;
+
+pub const BASE: &str = "https://example.com/";
+
+pub fn fixture_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// A temp dir holding a site at `root` (`<temp>/site`); other files may sit beside it.
+pub struct Site {
+    temp: TempDir,
+    pub root: PathBuf,
+}
+
+impl Site {
+    pub fn empty() -> Site {
+        let temp = tempfile::Builder::new()
+            .prefix("sitemapgen-test-")
+            .tempdir()
+            .expect("temp dir");
+        let root = temp.path().join("site");
+        fs::create_dir(&root).unwrap();
+        Site { temp, root }
+    }
+
+    /// A copy of `fixtures/NAME`, so a test never writes into the committed tree.
+    pub fn fixture(name: &str) -> Site {
+        let site = Site::empty();
+        copy_tree(&fixture_dir(name), &site.root);
+        site
+    }
+
+    /// A site with these pages (and their directories), each a small HTML file.
+    pub fn with_pages(pages: &[&str]) -> Site {
+        let site = Site::empty();
+        for page in pages {
+            site.page(page);
+        }
+        site
+    }
+
+    /// The temp dir around the site, for outputs and lists that live outside DIR.
+    pub fn outside(&self) -> &Path {
+        self.temp.path()
+    }
+
+    /// Writes `contents` at `rel` (raw bytes: names need not be UTF-8), making directories.
+    pub fn write(&self, rel: impl AsRef<[u8]>, contents: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, contents).unwrap();
+        path
+    }
+
+    pub fn page(&self, rel: impl AsRef<[u8]>) -> PathBuf {
+        self.write(rel, "<!doctype html><title>page</title>\n")
+    }
+
+    pub fn path(&self, rel: impl AsRef<[u8]>) -> PathBuf {
+        self.root.join(OsStr::from_bytes(rel.as_ref()))
+    }
+
+    pub fn sitemap_path(&self) -> PathBuf {
+        self.root.join("sitemap.xml")
+    }
+
+    /// `sitemapgen ARGS DIR` with the default base URL unless ARGS names one.
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.command(args).run()
+    }
+
+    pub fn command(&self, args: &[&str]) -> Cmd {
+        let mut cmd = Cmd::new();
+        if !args
+            .iter()
+            .any(|a| *a == "-b" || a.starts_with("--base-url"))
+        {
+            cmd.args(["-b", BASE]);
+        }
+        cmd.args(args);
+        cmd.dir = Some(self.root.clone());
+        cmd
+    }
+
+    /// Every path below the site and beside it: to prove no temp file was left behind.
+    pub fn all_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        collect_files(self.temp.path(), &mut files);
+        files.sort();
+        files
+    }
+
+    /// Lets an unprivileged user (see `Cmd::unprivileged`) read the site and write its root.
+    pub fn open_to_everyone(&self) {
+        for dir in [self.temp.path(), self.root.as_path()] {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o777)).unwrap();
+        }
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            collect_files(&entry.path(), files);
+        } else {
+            files.push(entry.path());
+        }
+    }
+}
+
+pub struct Cmd {
+    command: Command,
+    stdin: Vec<u8>,
+    /// DIR, passed after every other argument.
+    dir: Option<PathBuf>,
+}
+
+impl Cmd {
+    pub fn new() -> Cmd {
+        Cmd {
+            command: Command::new(env!("CARGO_BIN_EXE_sitemapgen")),
+            stdin: Vec::new(),
+            dir: None,
+        }
+    }
+
+    /// The same command as an unprivileged user when the tests run as root (as CI does),
+    /// where permission bits would not stop a read.
+    pub fn unprivileged() -> Cmd {
+        if !is_root() {
+            return Cmd::new();
+        }
+        let mut command = Command::new("setpriv");
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+        command.arg(env!("CARGO_BIN_EXE_sitemapgen"));
+        Cmd {
+            command,
+            stdin: Vec::new(),
+            dir: None,
+        }
+    }
+
+    pub fn arg(&mut self, arg: impl AsRef<OsStr>) -> &mut Cmd {
+        self.command.arg(arg);
+        self
+    }
+
+    pub fn args<S: AsRef<OsStr>>(&mut self, args: impl IntoIterator<Item = S>) -> &mut Cmd {
+        self.command.args(args);
+        self
+    }
+
+    pub fn stdin(&mut self, input: impl Into<Vec<u8>>) -> &mut Cmd {
+        self.stdin = input.into();
+        self
+    }
+
+    pub fn run(&mut self) -> Run {
+        if let Some(dir) = self.dir.take() {
+            self.command.arg(dir);
+        }
+        let mut child = self
+            .command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run sitemapgen");
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&self.stdin).unwrap();
+        drop(stdin);
+        Run(child.wait_with_output().unwrap())
+    }
+}
+
+pub fn is_root() -> bool {
+    static ROOT: OnceLock<bool> = OnceLock::new();
+    *ROOT.get_or_init(|| {
+        let out = Command::new("id").arg("-u").output().expect("id -u");
+        String::from_utf8_lossy(&out.stdout).trim() == "0"
+    })
+}
+
+pub struct Run(pub Output);
+
+impl Run {
+    pub fn code(&self) -> i32 {
+        self.0.status.code().expect("exited, not killed")
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+
+    pub fn stdout(&self) -> &[u8] {
+        &self.0.stdout
+    }
+
+    #[track_caller]
+    pub fn success(&self) -> &Run {
+        self.expect_code(0)
+    }
+
+    #[track_caller]
+    pub fn expect_code(&self, code: i32) -> &Run {
+        assert_eq!(self.code(), code, "exit status; stderr:\n{}", self.stderr());
+        self
+    }
+
+    /// Asserts that stderr contains every one of `parts`.
+    #[track_caller]
+    pub fn stderr_has(&self, parts: &[&str]) -> &Run {
+        let stderr = self.stderr();
+        for part in parts {
+            assert!(stderr.contains(part), "stderr lacks {part:?}:\n{stderr}");
+        }
+        self
+    }
+}

@@ -1,0 +1,9 @@
+//! Integration tests: the built binary on sites in temp dirs, every sitemap validated.
+
+mod failures;
+mod files_from;
+mod generators;
+mod harness;
+mod mapping;
+mod validate;
+mod walk;

@@ -1,0 +1,283 @@
+//! Every sitemap a test writes goes through here: our own checks of the protocol's rules
+//! (the ones the XSD cannot express), then xmllint against the official XSD.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use xml::reader::{EventReader, XmlEvent};
+
+pub const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
+const MAX_URLS: usize = 50_000;
+const MAX_BYTES: usize = 52_428_800;
+const CHANGEFREQS: &[&str] = &[
+    "always", "hourly", "daily", "weekly", "monthly", "yearly", "never",
+];
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UrlRecord {
+    pub loc: String,
+    pub lastmod: Option<String>,
+    pub changefreq: Option<String>,
+    pub priority: Option<String>,
+}
+
+/// Validates the sitemap at `path`, whose URLs must all lie under `base`; returns its URLs.
+#[track_caller]
+pub fn sitemap(path: &Path, base: &str) -> Vec<UrlRecord> {
+    let bytes = fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let urls = check(&bytes, base).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    xmllint(path, &schema("sitemap.xsd"));
+    urls
+}
+
+/// The same for a sitemap that went to standard output.
+#[track_caller]
+pub fn sitemap_bytes(bytes: &[u8], base: &str) -> Vec<UrlRecord> {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    fs::write(file.path(), bytes).unwrap();
+    sitemap(file.path(), base)
+}
+
+pub fn locs(urls: &[UrlRecord]) -> Vec<&str> {
+    urls.iter().map(|u| u.loc.as_str()).collect()
+}
+
+pub fn schema(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/schemas")
+        .join(name)
+}
+
+/// xmllint's verdict against `xsd`. In CI a missing xmllint fails the run; elsewhere the
+/// project's own checks still run and a note says what was not checked.
+#[track_caller]
+pub fn xmllint(path: &Path, xsd: &Path) {
+    let out = Command::new("xmllint")
+        .arg("--noout")
+        .arg("--schema")
+        .arg(xsd)
+        .arg(path)
+        .output();
+    match out {
+        Ok(out) => assert!(
+            out.status.success(),
+            "xmllint rejects {}:\n{}\n{}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&fs::read(path).unwrap_or_default())
+        ),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "xmllint is not on PATH; CI must install libxml2-utils"
+            );
+            eprintln!(
+                "note: xmllint not on PATH; {} not checked against the XSD",
+                path.display()
+            );
+        }
+        Err(e) => panic!("cannot run xmllint: {e}"),
+    }
+}
+
+/// The protocol's rules for a `urlset`.
+pub fn check(bytes: &[u8], base: &str) -> Result<Vec<UrlRecord>, String> {
+    if bytes.len() > MAX_BYTES {
+        return Err(format!("{} bytes, more than {MAX_BYTES}", bytes.len()));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
+    if !text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>") {
+        return Err("no XML declaration with encoding UTF-8".into());
+    }
+    let mut urls = Vec::new();
+    let mut path: Vec<String> = Vec::new();
+    let mut text_buf = String::new();
+    // Index into ["loc", "lastmod", "changefreq", "priority"] of the last child seen.
+    let mut last_child: Option<usize> = None;
+    let children = ["loc", "lastmod", "changefreq", "priority"];
+    for event in EventReader::new(bytes) {
+        match event.map_err(|e| format!("not well-formed: {e}"))? {
+            XmlEvent::StartElement { name, .. } => {
+                if name.namespace.as_deref() != Some(NS) {
+                    return Err(format!("element {} outside the sitemap namespace", name));
+                }
+                let local = name.local_name;
+                match (path.len(), local.as_str()) {
+                    (0, "urlset") => {}
+                    (1, "url") => {
+                        urls.push(UrlRecord::default());
+                        last_child = None;
+                    }
+                    (2, child) => {
+                        let Some(index) = children.iter().position(|c| *c == child) else {
+                            return Err(format!("unknown element <{child}> in <url>"));
+                        };
+                        if last_child.is_some_and(|last| last >= index) {
+                            return Err(format!("<{child}> out of order or repeated"));
+                        }
+                        if index > 0 && last_child.is_none() {
+                            return Err(format!("<{child}> before <loc>"));
+                        }
+                        last_child = Some(index);
+                    }
+                    (depth, other) => {
+                        return Err(format!("unexpected <{other}> at depth {depth}"));
+                    }
+                }
+                path.push(local);
+                text_buf.clear();
+            }
+            XmlEvent::Characters(chars) => text_buf.push_str(&chars),
+            XmlEvent::EndElement { .. } => {
+                let local = path.pop().unwrap();
+                if path.len() == 2 {
+                    let url = urls.last_mut().unwrap();
+                    let value = std::mem::take(&mut text_buf);
+                    match local.as_str() {
+                        "loc" => url.loc = value,
+                        "lastmod" => url.lastmod = Some(value),
+                        "changefreq" => url.changefreq = Some(value),
+                        _ => url.priority = Some(value),
+                    }
+                } else if path.len() == 1 && last_child.is_none() {
+                    return Err("a <url> without <loc>".into());
+                }
+            }
+            _ => {}
+        }
+    }
+    if urls.is_empty() {
+        return Err("no <url> (the XSD requires one)".into());
+    }
+    if urls.len() > MAX_URLS {
+        return Err(format!("{} URLs, more than {MAX_URLS}", urls.len()));
+    }
+    let mut seen = HashSet::new();
+    for url in &urls {
+        check_loc(&url.loc, base)?;
+        if !seen.insert(url.loc.as_str()) {
+            return Err(format!("duplicate loc {}", url.loc));
+        }
+        if let Some(lastmod) = &url.lastmod
+            && !is_w3c_datetime(lastmod)
+        {
+            return Err(format!(
+                "lastmod {lastmod:?} is not a W3C date or datetime with zone"
+            ));
+        }
+        if let Some(freq) = &url.changefreq
+            && !CHANGEFREQS.contains(&freq.as_str())
+        {
+            return Err(format!("changefreq {freq:?}"));
+        }
+        if let Some(priority) = &url.priority
+            && !priority
+                .parse::<f64>()
+                .is_ok_and(|p| (0.0..=1.0).contains(&p))
+        {
+            return Err(format!("priority {priority:?}"));
+        }
+    }
+    Ok(urls)
+}
+
+/// Absolute, under `base` (one host and scheme), shorter than 2,048 characters, and RFC 3986
+/// path characters only: no raw space, non-ASCII, control, `"`, `<`, `>`, `?` or `#`.
+fn check_loc(loc: &str, base: &str) -> Result<(), String> {
+    if !(base.starts_with("https://") || base.starts_with("http://")) || !loc.starts_with(base) {
+        return Err(format!("loc {loc:?} is not under {base}"));
+    }
+    if loc.chars().count() >= 2048 {
+        return Err(format!("loc of {} characters", loc.chars().count()));
+    }
+    let path = &loc.as_bytes()[base.len()..];
+    for (i, &byte) in path.iter().enumerate() {
+        let allowed = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/%".contains(&byte);
+        if !allowed {
+            return Err(format!("loc {loc:?} has a raw {:?}", byte as char));
+        }
+        if byte == b'%'
+            && !(path.len() > i + 2
+                && path[i + 1].is_ascii_hexdigit()
+                && path[i + 2].is_ascii_hexdigit())
+        {
+            return Err(format!("loc {loc:?} has a bare %"));
+        }
+    }
+    Ok(())
+}
+
+/// `YYYY-MM-DD` or `YYYY-MM-DDThh:mm:ss[.s+](Z|±hh:mm)`.
+pub fn is_w3c_datetime(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        b.get(range.clone())
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+            .then(|| text[range].parse::<u32>().unwrap())
+    };
+    let date = b.len() >= 10
+        && digits(0..4).is_some()
+        && b[4] == b'-'
+        && digits(5..7).is_some_and(|m| (1..=12).contains(&m))
+        && b[7] == b'-'
+        && digits(8..10).is_some_and(|d| (1..=31).contains(&d));
+    if !date || b.len() == 10 {
+        return date;
+    }
+    let time = b.len() >= 20
+        && b[10] == b'T'
+        && digits(11..13).is_some_and(|h| h < 24)
+        && b[13] == b':'
+        && digits(14..16).is_some_and(|m| m < 60)
+        && b[16] == b':'
+        && digits(17..19).is_some_and(|s| s < 60);
+    if !time {
+        return false;
+    }
+    let mut rest = &text[19..];
+    if let Some(fraction) = rest.strip_prefix('.') {
+        let len = fraction.bytes().take_while(u8::is_ascii_digit).count();
+        if len == 0 {
+            return false;
+        }
+        rest = &fraction[len..];
+    }
+    let zone = rest.as_bytes();
+    rest == "Z"
+        || (zone.len() == 6
+            && (zone[0] == b'+' || zone[0] == b'-')
+            && zone[1..3].iter().all(u8::is_ascii_digit)
+            && zone[3] == b':'
+            && zone[4..6].iter().all(u8::is_ascii_digit))
+}
+
+#[test]
+fn the_validator_rejects_what_the_protocol_forbids() {
+    let doc = |url: &str| {
+        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\">{url}</urlset>")
+    };
+    let ok = doc("<url><loc>https://example.com/a%20b</loc><lastmod>2024-05-01</lastmod></url>");
+    assert!(check(ok.as_bytes(), "https://example.com/").is_ok());
+    for bad in [
+        "<url><loc>https://example.com/a b</loc></url>",
+        "<url><loc>https://example.com/caf\u{e9}</loc></url>",
+        "<url><loc>https://example.com/q?x</loc></url>",
+        "<url><loc>https://other.com/</loc></url>",
+        "<url><loc>/relative</loc></url>",
+        "<url><loc>https://example.com/100%</loc></url>",
+        "<url><loc>https://example.com/</loc><lastmod>2024-05-01T10:00:00</lastmod></url>",
+        "<url><lastmod>2024-05-01</lastmod><loc>https://example.com/</loc></url>",
+        "<url><loc>https://example.com/</loc><changefreq>Daily</changefreq></url>",
+        "<url><loc>https://example.com/</loc><priority>1.5</priority></url>",
+        "<url><loc>https://example.com/</loc></url><url><loc>https://example.com/</loc></url>",
+        "",
+    ] {
+        assert!(
+            check(doc(bad).as_bytes(), "https://example.com/").is_err(),
+            "accepted {bad}"
+        );
+    }
+}

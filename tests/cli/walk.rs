@@ -1,0 +1,166 @@
+//! Which files the walk makes pages: globs, hidden files, symlinks, messages.
+
+use std::os::unix::fs::symlink;
+
+use crate::harness::{BASE, Site};
+use crate::validate::{self, locs};
+
+fn listed(site: &Site) -> Vec<String> {
+    let urls = validate::sitemap(&site.sitemap_path(), BASE);
+    locs(&urls)
+        .iter()
+        .map(|loc| loc.strip_prefix(BASE).unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn default_includes_and_excludes() {
+    let site = Site::with_pages(&[
+        "index.html",
+        "a.htm",
+        "404.html",
+        "en/404.html",
+        "google0123456789abcdef.html",
+        "yandex_8a7b.html",
+        "style.css",
+        "doc.pdf",
+    ]);
+    site.run(&[]).success().stderr_has(&["(6 files excluded)"]);
+    assert_eq!(listed(&site), ["", "a.htm"]);
+
+    site.run(&["--no-default-excludes"]).success();
+    assert_eq!(
+        listed(&site),
+        [
+            "",
+            "404.html",
+            "a.htm",
+            "en/404.html",
+            "google0123456789abcdef.html",
+            "yandex_8a7b.html"
+        ]
+    );
+
+    site.run(&["--include", "*.pdf", "--include", "/index.html"])
+        .success();
+    assert_eq!(listed(&site), ["", "doc.pdf"]);
+}
+
+#[test]
+fn exclude_globs_follow_gitignore_anchoring_and_prune_directories() {
+    let site = Site::with_pages(&[
+        "index.html",
+        "drafts/a.html",
+        "blog/drafts/b.html",
+        "blog/post.html",
+        "old/x.html",
+        "blog/old/y.html",
+        "tmp.html",
+        "blog/tmp.html",
+    ]);
+    site.run(&[
+        "--exclude",
+        "drafts/",
+        "--exclude",
+        "old/**",
+        "--exclude",
+        "/tmp.html",
+        "-v",
+    ])
+    .success()
+    .stderr_has(&[
+        "skip blog/drafts: --exclude drafts/",
+        "skip drafts: --exclude drafts/",
+        "skip old: --exclude old/**",
+        "skip tmp.html: --exclude /tmp.html",
+    ]);
+    assert_eq!(
+        listed(&site),
+        ["", "blog/old/y.html", "blog/post.html", "blog/tmp.html"]
+    );
+}
+
+#[test]
+fn hidden_files_and_directories_only_with_hidden() {
+    let site = Site::with_pages(&[
+        "index.html",
+        ".secret.html",
+        ".well-known/x.html",
+        "a/.b/c.html",
+    ]);
+    site.run(&["-v"]).success().stderr_has(&[
+        "skip .secret.html: hidden (use --hidden)",
+        "skip .well-known: hidden (use --hidden)",
+    ]);
+    assert_eq!(listed(&site), [""]);
+    site.run(&["--hidden"]).success();
+    assert_eq!(
+        listed(&site),
+        ["", ".secret.html", ".well-known/x.html", "a/.b/c.html"]
+    );
+}
+
+#[test]
+fn symlinked_files_are_listed_and_symlinked_directories_only_with_follow() {
+    let site = Site::with_pages(&["index.html", "v2/index.html", "v2/page.html"]);
+    symlink("v2", site.path("latest")).unwrap();
+    symlink("v2/page.html", site.path("alias.html")).unwrap();
+    site.run(&["-v"]).success().stderr_has(&[
+        "skip latest: a symlink to a directory (use -L to enter it)",
+        "(0 files excluded)",
+    ]);
+    assert_eq!(listed(&site), ["", "alias.html", "v2/", "v2/page.html"]);
+    site.run(&["-L"]).success();
+    assert_eq!(
+        listed(&site),
+        [
+            "",
+            "alias.html",
+            "latest/",
+            "latest/page.html",
+            "v2/",
+            "v2/page.html"
+        ]
+    );
+}
+
+#[test]
+fn a_symlink_loop_under_follow_is_a_warning_not_a_hang() {
+    let site = Site::with_pages(&["index.html", "a/page.html"]);
+    symlink("..", site.path("a/up")).unwrap();
+    site.run(&["-L"])
+        .success()
+        .stderr_has(&["warning: symlink loop:", "a/up leads back to"]);
+    assert_eq!(listed(&site), ["", "a/page.html"]);
+    site.run(&["-L", "--strict"]).expect_code(1);
+}
+
+#[test]
+fn a_dangling_symlink_page_is_a_warning() {
+    let site = Site::with_pages(&["index.html"]);
+    symlink("nowhere.html", site.path("gone.html")).unwrap();
+    symlink("nowhere.css", site.path("gone.css")).unwrap();
+    for follow in [&[][..], &["-L"][..]] {
+        site.run(follow)
+            .success()
+            .stderr_has(&["gone.html is a dangling symlink; not listed"]);
+        assert_eq!(listed(&site), [""]);
+    }
+    site.run(&["--strict"]).expect_code(1);
+}
+
+#[test]
+fn summary_quiet_and_verbose() {
+    let site = Site::with_pages(&["index.html", "a.html", "style.css"]);
+    let run = site.run(&[]);
+    run.success();
+    let summary = format!(
+        "wrote 2 URLs to {} (1 file excluded)\n",
+        site.sitemap_path().display()
+    );
+    assert_eq!(run.stderr(), summary);
+    assert_eq!(site.run(&["-q"]).success().stderr(), "");
+    site.run(&["-v"])
+        .success()
+        .stderr_has(&["sitemapgen: skip style.css: matches no --include glob"]);
+}
