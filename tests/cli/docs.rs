@@ -1,0 +1,85 @@
+//! README, `--help` and the man page stay in step.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use crate::harness::Cmd;
+
+fn long_options(text: &str) -> BTreeSet<String> {
+    let bytes = text.as_bytes();
+    let mut options = BTreeSet::new();
+    let mut i = 0;
+    while let Some(at) = text[i..].find("--") {
+        let start = i + at + 2;
+        let len = bytes[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || **b == b'-')
+            .count();
+        let preceded_by_dash = start >= 3 && bytes[start - 3] == b'-';
+        if len > 0 && !preceded_by_dash {
+            options.insert(format!("--{}", &text[start..start + len]));
+        }
+        i = start + len;
+    }
+    options
+}
+
+fn help_options() -> BTreeSet<String> {
+    let run = Cmd::new().arg("--help").run();
+    run.success();
+    let options = long_options(&String::from_utf8_lossy(run.stdout()));
+    assert!(
+        options.contains("--base-url") && options.len() > 15,
+        "{options:?}"
+    );
+    options
+}
+
+fn read(rel: &str) -> String {
+    fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
+}
+
+#[test]
+fn every_long_option_in_help_is_in_the_man_page() {
+    let man = long_options(&read("man/sitemapgen.1").replace("\\-", "-"));
+    let missing: Vec<_> = help_options().difference(&man).cloned().collect();
+    assert!(missing.is_empty(), "man/sitemapgen.1 lacks {missing:?}");
+}
+
+#[test]
+fn every_long_option_in_help_is_in_the_readme() {
+    let readme = long_options(&read("README.md"));
+    let missing: Vec<_> = help_options().difference(&readme).cloned().collect();
+    assert!(missing.is_empty(), "README.md lacks {missing:?}");
+}
+
+#[test]
+fn the_man_page_names_no_option_the_tool_lacks() {
+    let man = long_options(&read("man/sitemapgen.1").replace("\\-", "-"));
+    let stale: Vec<_> = man.difference(&help_options()).cloned().collect();
+    assert!(
+        stale.is_empty(),
+        "man/sitemapgen.1 names {stale:?}, which --help lacks"
+    );
+}
+
+#[test]
+fn the_committed_schemas_are_the_official_ones() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas");
+    if !shared.exists() {
+        return; // a checkout without the team's shared/ folder beside it
+    }
+    for name in ["sitemap.xsd", "siteindex.xsd"] {
+        assert_eq!(
+            fs::read(shared.join(name)).unwrap(),
+            fs::read(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("tests/schemas")
+                    .join(name)
+            )
+            .unwrap(),
+            "tests/schemas/{name} differs from shared/schemas/{name}"
+        );
+    }
+}
