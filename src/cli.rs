@@ -30,6 +30,16 @@ pub struct Cli {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// Compress every file written with gzip [default output: DIR/sitemap.xml.gz]
+    #[arg(long)]
+    pub gzip: bool,
+
+    /// Split into a sitemap index and shards past N URLs per file (the protocol's limit is
+    /// 50,000; past 50 MiB a file is split anyway)
+    #[arg(long, value_name = "N", default_value_t = 50_000,
+          value_parser = clap::value_parser!(u32).range(1..=50_000))]
+    pub max_urls: u32,
+
     /// Files that count as pages (repeatable) [default: *.html, *.htm]
     #[arg(long, value_name = "GLOB")]
     pub include: Vec<String>,

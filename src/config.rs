@@ -8,16 +8,21 @@ use anyhow::{Result, bail};
 
 use crate::cli::Cli;
 use crate::lastmod::LastmodMode;
-use crate::output::Destination;
+use crate::output::{Destination, Files};
 use crate::report::Verbosity;
 use crate::rules::{RuleSpec, Rules};
-use crate::url::{BaseUrl, Mapping};
+use crate::url::{BaseUrl, Mapping, encode_path};
 
 #[derive(Debug)]
 pub struct Config {
     pub root: PathBuf,
     pub base: BaseUrl,
     pub destination: Destination,
+    /// The encoded URL path of the output's directory relative to the base URL (`""` or
+    /// `"sub/"`), when the output lies inside DIR: what shards' URLs are made of.
+    pub output_url_dir: Option<String>,
+    pub gzip: bool,
+    pub max_urls: usize,
     pub rules: Rules,
     pub mapping: Mapping,
     pub lastmod: LastmodMode,
@@ -48,15 +53,27 @@ impl Config {
             Ok(_) => bail!("DIR {} is not a directory", cli.dir.display()),
             Err(err) => bail!("DIR {}: {err}", cli.dir.display()),
         }
+        let default_name = if cli.gzip {
+            "sitemap.xml.gz"
+        } else {
+            "sitemap.xml"
+        };
         let destination = match cli.output {
             Some(path) if path.as_os_str() == "-" => Destination::Stdout,
-            Some(path) => Destination::File(output_file(path)?),
-            None => Destination::File(output_file(cli.dir.join("sitemap.xml"))?),
+            Some(path) => Destination::File(Files::new(output_file(path)?, cli.gzip)),
+            None => Destination::File(Files::new(
+                output_file(cli.dir.join(default_name))?,
+                cli.gzip,
+            )),
         };
         let own_output = match &destination {
-            Destination::File(path) => path_inside(&cli.dir, path),
+            Destination::File(files) => path_inside(&cli.dir, files.dir()).map(|dir| (dir, files)),
             Destination::Stdout => None,
         };
+        let output_url_dir = own_output.as_ref().map(|(dir, _)| {
+            let path = encode_path(dir);
+            if path.is_empty() { path } else { path + "/" }
+        });
         let rules = Rules::new(&RuleSpec {
             includes: &cli.include,
             excludes: &cli.exclude,
@@ -64,7 +81,9 @@ impl Config {
             hidden: cli.hidden,
             changefreq: &cli.changefreq,
             priority: &cli.priority,
-            own_output: own_output.as_deref(),
+            own_output: own_output
+                .as_ref()
+                .map(|(dir, files)| (dir.as_path(), *files)),
         })?;
         let source = match cli.files_from {
             None => Source::Walk { follow: cli.follow },
@@ -82,6 +101,9 @@ impl Config {
             root: cli.dir,
             base,
             destination,
+            output_url_dir,
+            gzip: cli.gzip,
+            max_urls: cli.max_urls as usize,
             rules,
             mapping: Mapping {
                 clean_urls: cli.clean_urls,
@@ -122,13 +144,14 @@ fn output_file(path: PathBuf) -> Result<PathBuf> {
     }
 }
 
-/// `file`'s path relative to `dir` when it lies inside it (the file need not exist yet).
-fn path_inside(dir: &Path, file: &Path) -> Option<PathBuf> {
+/// `path`'s location relative to `dir` when it lies inside it (or is it).
+fn path_inside(dir: &Path, path: &Path) -> Option<PathBuf> {
     let dir = dir.canonicalize().ok()?;
-    let parent = match file.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let file = parent.canonicalize().ok()?.join(file.file_name()?);
-    Some(file.strip_prefix(&dir).ok()?.to_path_buf())
+    Some(
+        path.canonicalize()
+            .ok()?
+            .strip_prefix(&dir)
+            .ok()?
+            .to_path_buf(),
+    )
 }

@@ -47,6 +47,7 @@ fn main() -> ExitCode {
     match pipeline::run(&config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if err.is::<pipeline::UsageError>() => fail(&err, EXIT_USAGE),
         Err(err) => fail(&err, EXIT_RUNTIME),
     }
 }

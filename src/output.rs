@@ -1,118 +1,281 @@
-//! Where the sitemap goes: a temp file beside the target, renamed over it only when complete,
-//! or standard output.
+//! Where the sitemap goes. Every file is written to a temp file beside its target and renamed
+//! over it only when complete (standard output gets the document only once it is complete);
+//! a run that fails leaves the previous sitemap, index and shards as they were.
 
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, Permissions};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use flate2::write::GzEncoder;
+use flate2::{Compression, GzBuilder};
 use tempfile::NamedTempFile;
 
-use crate::rules::{TEMP_PREFIX, TEMP_SUFFIX};
+/// Temp files of ours: hidden, and never taken for pages (see `rules`).
+pub const TEMP_PREFIX: &str = ".sitemapgen-";
+pub const TEMP_SUFFIX: &str = ".tmp";
 
 const BUFFER: usize = 256 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Destination {
     Stdout,
-    File(PathBuf),
+    File(Files),
 }
 
 impl Destination {
     pub fn describe(&self) -> String {
         match self {
             Destination::Stdout => "standard output".to_string(),
-            Destination::File(path) => path.display().to_string(),
+            Destination::File(files) => files.target.display().to_string(),
         }
     }
 }
 
-/// An open output. Dropping it without `commit` removes the temp file, so a failed run leaves
-/// the previous sitemap as it was.
-pub enum Sink {
-    /// Standard output gets the document only once it is complete: until then it sits in an
-    /// unnamed temp file, so a failed run prints nothing.
-    Stdout(BufWriter<File>),
-    File {
-        temp: BufWriter<NamedTempFile>,
-        target: PathBuf,
-    },
+/// The files a run may write: the output itself and, when the sitemap is split, the shards
+/// `STEM-1.xml`, `STEM-2.xml`, … beside it (`.xml.gz` with --gzip), STEM being the output's
+/// name without `.xml`/`.xml.gz`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Files {
+    pub target: PathBuf,
+    dir: PathBuf,
+    stem: Vec<u8>,
+    gzip: bool,
+}
+
+impl Files {
+    pub fn new(target: PathBuf, gzip: bool) -> Files {
+        let dir = match target.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = target.file_name().unwrap_or_default().as_bytes();
+        let stem = [b".xml.gz".as_slice(), b".xml"]
+            .iter()
+            .find_map(|ext| name.strip_suffix(*ext))
+            .unwrap_or(name)
+            .to_vec();
+        Files {
+            target,
+            dir,
+            stem,
+            gzip,
+        }
+    }
+
+    fn extension(&self) -> &'static str {
+        if self.gzip { ".xml.gz" } else { ".xml" }
+    }
+
+    /// The file name of shard `n` (from 1).
+    pub fn shard_name(&self, n: usize) -> OsString {
+        let mut name = self.stem.clone();
+        name.extend_from_slice(format!("-{n}{}", self.extension()).as_bytes());
+        OsString::from_vec(name)
+    }
+
+    /// Whether `name`, in the output's directory, is the output or a shard of it (plain or
+    /// gzipped, from this run or an earlier one).
+    pub fn is_ours(&self, name: &OsStr) -> bool {
+        let name = name.as_bytes();
+        Some(name) == self.target.file_name().map(OsStrExt::as_bytes)
+            || shard_number(name, &self.stem, ".xml").is_some()
+            || shard_number(name, &self.stem, ".xml.gz").is_some()
+    }
+
+    /// Shards of this run's format numbered above `count`: left from an earlier, larger run.
+    pub fn stale_shards(&self, count: usize) -> Result<Vec<PathBuf>> {
+        let mut stale = Vec::new();
+        let entries = fs::read_dir(&self.dir)
+            .with_context(|| format!("cannot read {}", self.dir.display()))?;
+        for entry in entries {
+            let name = entry?.file_name();
+            if shard_number(name.as_bytes(), &self.stem, self.extension())
+                .is_some_and(|n| n > count)
+            {
+                stale.push(self.dir.join(name));
+            }
+        }
+        stale.sort();
+        Ok(stale)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// `n` for `STEM-n.EXT` (n a decimal without leading zeros).
+fn shard_number(name: &[u8], stem: &[u8], extension: &str) -> Option<usize> {
+    let digits = name
+        .strip_prefix(stem)?
+        .strip_prefix(b"-")?
+        .strip_suffix(extension.as_bytes())?;
+    if digits.is_empty() || digits[0] == b'0' || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+/// One document being written. Dropping it removes its temp file.
+pub struct Sink {
+    writer: Compress<BufWriter<Temp>>,
+}
+
+enum Compress<W: Write> {
+    Plain(W),
+    Gzip(GzEncoder<W>),
+}
+
+enum Temp {
+    /// Beside the target, renamed over it by `Written::publish`.
+    Named(NamedTempFile),
+    /// For standard output: unnamed, so nothing is left whatever happens.
+    Unnamed(File),
 }
 
 impl Sink {
-    pub fn open(destination: &Destination) -> Result<Self> {
-        match destination {
+    pub fn open(destination: &Destination, gzip: bool) -> Result<Sink> {
+        let temp = match destination {
             Destination::Stdout => {
-                let temp = tempfile::tempfile().context("cannot create a temp file")?;
-                Ok(Sink::Stdout(BufWriter::with_capacity(BUFFER, temp)))
+                Temp::Unnamed(tempfile::tempfile().context("cannot create a temp file")?)
             }
-            Destination::File(target) => {
-                let dir = match target.parent() {
-                    Some(dir) if !dir.as_os_str().is_empty() => dir,
-                    _ => Path::new("."),
-                };
-                let context = || format!("cannot create a temp file in {}", dir.display());
+            Destination::File(files) => {
                 // 0o666 less the umask, as any newly created file: web servers must read it.
                 let temp = tempfile::Builder::new()
                     .prefix(TEMP_PREFIX)
                     .suffix(TEMP_SUFFIX)
                     .permissions(Permissions::from_mode(0o666))
-                    .tempfile_in(dir)
-                    .with_context(context)?;
-                // A sitemap being replaced keeps its mode.
-                if let Ok(old) = fs::metadata(target) {
-                    temp.as_file()
-                        .set_permissions(old.permissions())
-                        .with_context(context)?;
-                }
-                Ok(Sink::File {
-                    temp: BufWriter::with_capacity(BUFFER, temp),
-                    target: target.clone(),
-                })
+                    .tempfile_in(&files.dir)
+                    .with_context(|| {
+                        format!("cannot create a temp file in {}", files.dir.display())
+                    })?;
+                Temp::Named(temp)
             }
-        }
+        };
+        let buffered = BufWriter::with_capacity(BUFFER, temp);
+        let writer = if gzip {
+            // No name and mtime 0 in the header: the same sitemap gives the same bytes.
+            Compress::Gzip(GzBuilder::new().write(buffered, Compression::default()))
+        } else {
+            Compress::Plain(buffered)
+        };
+        Ok(Sink { writer })
     }
 
-    /// Makes the output visible: for a file, sync and rename over the target; for standard
-    /// output, copy the finished document out.
-    pub fn commit(self) -> Result<()> {
-        match self {
-            Sink::Stdout(temp) => {
-                let mut temp = temp.into_inner().map_err(|e| e.into_error())?;
-                temp.seek(SeekFrom::Start(0))?;
-                let mut stdout = io::stdout().lock();
-                io::copy(&mut temp, &mut stdout)?;
-                Ok(stdout.flush()?)
-            }
-            Sink::File { temp, target } => {
-                let context = || format!("cannot write {}", target.display());
-                let temp = temp
-                    .into_inner()
-                    .map_err(|e| e.into_error())
-                    .with_context(context)?;
-                temp.as_file().sync_all().with_context(context)?;
-                temp.persist(&target)
-                    .map_err(|e| e.error)
-                    .with_context(context)?;
-                Ok(())
-            }
+    /// Completes the file (compression trailer, flush, fsync) without publishing it.
+    pub fn finish(self) -> Result<Written> {
+        let buffered = match self.writer {
+            Compress::Plain(buffered) => buffered,
+            Compress::Gzip(encoder) => encoder.finish()?,
+        };
+        let temp = buffered.into_inner().map_err(|e| e.into_error())?;
+        if let Temp::Named(file) = &temp {
+            file.as_file().sync_all()?;
         }
+        Ok(Written(temp))
     }
 }
 
 impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.writer {
+            Compress::Plain(out) => out.write(buf),
+            Compress::Gzip(out) => out.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.writer {
+            Compress::Plain(out) => out.flush(),
+            Compress::Gzip(out) => out.flush(),
+        }
+    }
+}
+
+impl Write for Temp {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Sink::Stdout(out) => out.write(buf),
-            Sink::File { temp, .. } => temp.write(buf),
+            Temp::Named(file) => file.write(buf),
+            Temp::Unnamed(file) => file.write(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
-            Sink::Stdout(out) => out.flush(),
-            Sink::File { temp, .. } => temp.flush(),
+            Temp::Named(file) => file.flush(),
+            Temp::Unnamed(file) => file.flush(),
+        }
+    }
+}
+
+/// A complete document, not yet visible. Dropping it removes its temp file.
+pub struct Written(Temp);
+
+impl Written {
+    /// Makes it visible as the output: renamed over the target, or copied to standard output.
+    pub fn publish(self, destination: &Destination) -> Result<()> {
+        match (self.0, destination) {
+            (Temp::Named(temp), Destination::File(files)) => rename(temp, &files.target),
+            (Temp::Unnamed(mut temp), Destination::Stdout) => {
+                temp.seek(SeekFrom::Start(0))?;
+                let mut stdout = io::stdout().lock();
+                io::copy(&mut temp, &mut stdout)?;
+                Ok(stdout.flush()?)
+            }
+            _ => unreachable!("a sink is opened for its own destination"),
+        }
+    }
+
+    /// Makes it visible as shard `name` beside the output.
+    pub fn publish_shard(self, files: &Files, name: &OsStr) -> Result<()> {
+        match self.0 {
+            Temp::Named(temp) => rename(temp, &files.dir.join(name)),
+            Temp::Unnamed(_) => unreachable!("standard output is never split"),
+        }
+    }
+}
+
+/// Renames `temp` over `target`, which keeps its mode if it exists.
+fn rename(temp: NamedTempFile, target: &Path) -> Result<()> {
+    let context = || format!("cannot write {}", target.display());
+    if let Ok(old) = fs::metadata(target) {
+        temp.as_file()
+            .set_permissions(old.permissions())
+            .with_context(context)?;
+    }
+    temp.persist(target)
+        .map_err(|e| e.error)
+        .with_context(context)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_are_named_after_the_output() {
+        let files = Files::new(PathBuf::from("public/sitemap.xml"), false);
+        assert_eq!(files.shard_name(2), "sitemap-2.xml");
+        assert_eq!(files.dir(), Path::new("public"));
+        let gz = Files::new(PathBuf::from("map.xml.gz"), true);
+        assert_eq!(gz.shard_name(10), "map-10.xml.gz");
+        assert_eq!(gz.dir(), Path::new("."));
+        for ours in ["sitemap.xml", "sitemap-1.xml", "sitemap-12.xml.gz"] {
+            assert!(files.is_ours(OsStr::new(ours)), "{ours}");
+        }
+        for theirs in [
+            "sitemap-0.xml",
+            "sitemap-01.xml",
+            "sitemap-x.xml",
+            "sitemap-1.html",
+            "news-1.xml",
+        ] {
+            assert!(!files.is_ours(OsStr::new(theirs)), "{theirs}");
         }
     }
 }

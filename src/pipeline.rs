@@ -1,21 +1,73 @@
-//! One run: pages → URLs → lastmod → serializer → atomic output.
+//! One run: pages → URLs → lastmod → serializer → shards → atomic output.
+//!
+//! URLs go into one document until it would pass `--max-urls` or the byte limit; then it is
+//! closed as a shard and the next begins. Shard k holds the k-th run of URLs in walk order, so
+//! a page added near the end rewrites only the last shards. One document is the sitemap
+//! itself; more become `STEM-1.xml`, `STEM-2.xml`, … with the output as their index.
+
+use std::fmt;
 
 use anyhow::{Context, Result, bail};
 
 use crate::config::Config;
 use crate::entries::{self, Page};
 use crate::lastmod::{self, LastmodMode};
-use crate::output::Sink;
+use crate::output::{Destination, Sink, Written};
 use crate::report::Report;
-use crate::serialize::{UrlEntry, UrlsetWriter};
-use crate::url::{Dedup, MAX_LOC_LEN};
+use crate::serialize::{Document, Entry, Kind, MAX_ENTRIES};
+use crate::url::{Dedup, MAX_LOC_LEN, encode_path};
+
+/// An error in what the user asked for, found only once the run is under way: exit 2.
+#[derive(Debug)]
+pub struct UsageError(String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// The document being filled.
+struct Shard {
+    doc: Document<Sink>,
+    urls: usize,
+    /// The newest lastmod among its URLs: the index entry's lastmod. Every lastmod of a run
+    /// has the same form, so the greatest string is the newest date.
+    newest: Option<String>,
+}
+
+struct Done {
+    written: Written,
+    newest: Option<String>,
+}
+
+impl Shard {
+    fn open(config: &Config) -> Result<Shard> {
+        let sink = Sink::open(&config.destination, config.gzip)?;
+        Ok(Shard {
+            doc: Document::new(Kind::Urlset, sink)?,
+            urls: 0,
+            newest: None,
+        })
+    }
+
+    fn finish(self) -> Result<Done> {
+        let (sink, _) = self.doc.finish()?;
+        Ok(Done {
+            written: sink.finish()?,
+            newest: self.newest,
+        })
+    }
+}
 
 pub fn run(config: &Config) -> Result<()> {
     let mut report = Report::new(config.verbosity, config.strict);
     let destination = config.destination.describe();
     let write_context = || format!("cannot write {destination}");
-    let mut urlset =
-        UrlsetWriter::new(Sink::open(&config.destination)?).with_context(write_context)?;
+    let mut done: Vec<Done> = Vec::new();
+    let mut shard = Shard::open(config)?;
     let mut dedup = Dedup::default();
     let mut written: u64 = 0;
 
@@ -64,14 +116,26 @@ pub fn run(config: &Config) -> Result<()> {
                 mtime.as_deref()
             }
         };
-        urlset
-            .write(&UrlEntry {
-                loc: &loc,
-                lastmod,
-                changefreq: config.rules.changefreq(page.candidate),
-                priority: config.rules.priority(page.candidate),
-            })
-            .with_context(write_context)?;
+        let entry = Entry {
+            loc: &loc,
+            lastmod,
+            changefreq: config.rules.changefreq(page.candidate),
+            priority: config.rules.priority(page.candidate),
+        };
+        if shard.urls == config.max_urls || !shard.doc.fits(shard.doc.entry_len(&entry)) {
+            can_split(config)?;
+            let next = Shard::open(config)?;
+            done.push(
+                std::mem::replace(&mut shard, next)
+                    .finish()
+                    .with_context(write_context)?,
+            );
+        }
+        shard.doc.write(&entry).with_context(write_context)?;
+        shard.urls += 1;
+        if lastmod > shard.newest.as_deref() {
+            shard.newest = lastmod.map(str::to_string);
+        }
         written += 1;
         Ok(())
     })?;
@@ -84,8 +148,90 @@ pub fn run(config: &Config) -> Result<()> {
             report.excluded_count()
         );
     }
-    let sink = urlset.finish().with_context(write_context)?;
-    sink.commit()?;
-    report.summary(written, &destination);
+    done.push(shard.finish().with_context(write_context)?);
+    let shards = done.len();
+    if shards == 1 {
+        let only = done.pop().expect("one document");
+        only.written.publish(&config.destination)?;
+    } else {
+        publish_split(config, done)?;
+    }
+    if let Destination::File(files) = &config.destination {
+        let kept = if shards == 1 { 0 } else { shards };
+        for stale in files.stale_shards(kept)? {
+            if let Err(err) = std::fs::remove_file(&stale) {
+                report.warn(
+                    format!("cannot remove {}: {err}", stale.display()),
+                    "an unused shard of an earlier run stays",
+                )?;
+            }
+        }
+    }
+    report.summary(written, shards, &destination);
     Ok(())
+}
+
+/// Shards need public URLs: the output must lie inside DIR, and be a file.
+fn can_split(config: &Config) -> Result<()> {
+    let why = match (&config.destination, &config.output_url_dir) {
+        (Destination::Stdout, _) => "standard output can carry only one file",
+        (Destination::File(_), None) => {
+            "the output lies outside DIR, so the shards' URLs are unknown"
+        }
+        (Destination::File(_), Some(_)) => return Ok(()),
+    };
+    Err(UsageError(format!(
+        "the sitemap must be split into an index and shards past {} URLs or 50 MiB, but {why}\n\
+         hint: write the output inside DIR (-o DIR/sitemap.xml)",
+        config.max_urls
+    ))
+    .into())
+}
+
+/// Writes the index over the output, after the shards it lists are in place.
+fn publish_split(config: &Config, shards: Vec<Done>) -> Result<()> {
+    let (Destination::File(files), Some(url_dir)) = (&config.destination, &config.output_url_dir)
+    else {
+        unreachable!("can_split allowed the split");
+    };
+    if shards.len() > MAX_ENTRIES {
+        bail!(
+            "{} shards are more than a sitemap index may list ({MAX_ENTRIES})",
+            shards.len()
+        );
+    }
+    let index_context = || format!("cannot write {}", files.target.display());
+    let mut index = Document::new(Kind::Index, Sink::open(&config.destination, config.gzip)?)
+        .with_context(index_context)?;
+    for (i, shard) in shards.iter().enumerate() {
+        let name = files.shard_name(i + 1);
+        let loc = config
+            .base
+            .join(&format!("{url_dir}{}", encode_path(name.as_ref())));
+        let entry = Entry {
+            loc: &loc,
+            lastmod: shard.newest.as_deref(),
+            changefreq: None,
+            priority: None,
+        };
+        if !index.fits(index.entry_len(&entry)) {
+            bail!("the sitemap index would pass the protocol's 50 MiB limit");
+        }
+        index.write(&entry).with_context(index_context)?;
+    }
+    let (sink, _) = index.finish().with_context(index_context)?;
+    let index = sink.finish().with_context(index_context)?;
+    // Renames cannot fail together; find what would stop one before the first is done.
+    for i in 1..=shards.len() {
+        let path = files.dir().join(files.shard_name(i));
+        if std::fs::symlink_metadata(&path).is_ok_and(|meta| !meta.is_file()) {
+            bail!("cannot write {}: it is not a regular file", path.display());
+        }
+    }
+    for (i, shard) in shards.into_iter().enumerate() {
+        shard
+            .written
+            .publish_shard(files, &files.shard_name(i + 1))?;
+    }
+    index.publish(&config.destination)
 }

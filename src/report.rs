@@ -55,12 +55,19 @@ impl Report {
         self.excluded
     }
 
-    pub fn summary(&self, written: u64, destination: &str) {
+    /// `wrote 1,234 URLs to public/sitemap.xml (56 files excluded)`, or for a split
+    /// `wrote 120,001 URLs in 3 sitemaps indexed by public/sitemap.xml (…)`.
+    pub fn summary(&self, written: u64, shards: usize, destination: &str) {
         if self.verbosity != Verbosity::Quiet {
             let urls = if written == 1 { "URL" } else { "URLs" };
+            let place = if shards == 1 {
+                format!("to {destination}")
+            } else {
+                format!("in {shards} sitemaps indexed by {destination}")
+            };
             let files = if self.excluded == 1 { "file" } else { "files" };
             eprintln!(
-                "wrote {} {urls} to {destination} ({} {files} excluded)",
+                "wrote {} {urls} {place} ({} {files} excluded)",
                 thousands(written),
                 thousands(self.excluded)
             );

@@ -6,10 +6,12 @@
 
 use std::fmt;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::output::{Files, TEMP_PREFIX, TEMP_SUFFIX};
 
 pub const DEFAULT_INCLUDES: &[&str] = &["*.html", "*.htm"];
 
@@ -21,10 +23,6 @@ pub const DEFAULT_EXCLUDES: &[&str] = &[
      [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f].html",
     "yandex_*.html",
 ];
-
-/// Temp files of ours in DIR (a run in progress, or one that was killed) are never pages.
-pub const TEMP_PREFIX: &str = ".sitemapgen-";
-pub const TEMP_SUFFIX: &str = ".tmp";
 
 /// The protocol's change frequencies.
 pub const CHANGEFREQS: &[&str] = &[
@@ -71,14 +69,14 @@ pub struct RuleSpec<'a> {
     pub hidden: bool,
     pub changefreq: &'a [String],
     pub priority: &'a [String],
-    /// The output's path relative to DIR, when it lies inside DIR.
-    pub own_output: Option<&'a Path>,
+    /// The output's directory relative to DIR, when it lies inside DIR, and its files.
+    pub own_output: Option<(&'a Path, &'a Files)>,
 }
 
 #[derive(Debug)]
 pub struct Rules {
     hidden: bool,
-    own_output: Option<Vec<u8>>,
+    own_output: Option<(PathBuf, Files)>,
     include: GlobSet,
     /// Matches files, and directories whose whole subtree is left out.
     exclude: GlobSet,
@@ -142,7 +140,9 @@ impl Rules {
 
         Ok(Rules {
             hidden: spec.hidden,
-            own_output: spec.own_output.map(|p| p.as_os_str().as_bytes().to_vec()),
+            own_output: spec
+                .own_output
+                .map(|(dir, files)| (dir.to_path_buf(), files.clone())),
             include: include.build()?,
             exclude: exclude.build()?,
             exclude_dirs: exclude_dirs.build()?,
@@ -167,7 +167,7 @@ impl Rules {
 
     /// Whether file `rel` is left out. Its directories are checked by `skip_dir`.
     pub fn skip_file(&self, rel: &Path, candidate: &Candidate) -> Option<Skip<'_>> {
-        if self.own_output.as_deref() == Some(rel.as_os_str().as_bytes()) || is_temp_file(rel) {
+        if self.is_own_output(rel) || is_temp_file(rel) {
             return Some(Skip::OwnOutput);
         }
         if !self.hidden && is_hidden(rel) {
@@ -180,6 +180,13 @@ impl Rules {
             return Some(Skip::NotIncluded);
         }
         None
+    }
+
+    /// The output, or a shard of it: an earlier run's files are not pages either.
+    fn is_own_output(&self, rel: &Path) -> bool {
+        self.own_output.as_ref().is_some_and(|(dir, files)| {
+            rel.parent() == Some(dir.as_path()) && rel.file_name().is_some_and(|n| files.is_ours(n))
+        })
     }
 
     pub fn changefreq(&self, candidate: &Candidate) -> Option<&str> {
@@ -303,6 +310,7 @@ mod tests {
 
     fn rules(excludes: &[&str]) -> Rules {
         let excludes: Vec<String> = excludes.iter().map(|s| s.to_string()).collect();
+        let files = Files::new(PathBuf::from("site/sitemap.xml"), false);
         Rules::new(&RuleSpec {
             includes: &[],
             excludes: &excludes,
@@ -310,7 +318,7 @@ mod tests {
             hidden: false,
             changefreq: &[],
             priority: &[],
-            own_output: Some(Path::new("sitemap.xml")),
+            own_output: Some((Path::new(""), &files)),
         })
         .unwrap()
     }
@@ -355,6 +363,7 @@ mod tests {
             "google0123456789abcdef.html",
             "yandex_1f2e.html",
             "sitemap.xml",
+            "sitemap-3.xml.gz",
             "a/.sitemapgen-x1.tmp",
         ] {
             assert!(file_skip(&r, rel).is_some(), "{rel} not skipped");

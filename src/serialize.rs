@@ -1,4 +1,6 @@
-//! The sitemap document, streamed through xml-rs one `<url>` at a time.
+//! The sitemap documents, streamed through xml-rs one entry at a time: a `urlset` of `<url>`s,
+//! or a `sitemapindex` of `<sitemap>`s. Each knows its size before an entry is written, so the
+//! split can keep every file within the protocol's byte limit.
 
 use std::io::{self, Write};
 
@@ -8,26 +10,76 @@ use xml::writer::{EmitterConfig, Error as EmitterError, EventWriter, XmlEvent};
 
 pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 
-/// One `<url>`; `loc` is an encoded absolute URL, the rest already validated.
+/// The protocol's limits for one file, uncompressed.
+pub const MAX_ENTRIES: usize = 50_000;
+pub const MAX_BYTES: u64 = 52_428_800;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Urlset,
+    Index,
+}
+
+impl Kind {
+    fn root(self) -> &'static str {
+        match self {
+            Kind::Urlset => "urlset",
+            Kind::Index => "sitemapindex",
+        }
+    }
+
+    fn entry(self) -> &'static str {
+        match self {
+            Kind::Urlset => "url",
+            Kind::Index => "sitemap",
+        }
+    }
+}
+
+/// One entry's children, in protocol order; `loc` is an encoded absolute URL, the rest
+/// already validated. An index entry has no changefreq or priority.
 #[derive(Debug)]
-pub struct UrlEntry<'a> {
+pub struct Entry<'a> {
     pub loc: &'a str,
     pub lastmod: Option<&'a str>,
     pub changefreq: Option<&'a str>,
     pub priority: Option<&'a str>,
 }
 
-pub struct UrlsetWriter<W: Write> {
-    xml: EventWriter<W>,
+impl Entry<'_> {
+    fn children(&self) -> [(&'static str, Option<&str>); 4] {
+        [
+            ("loc", Some(self.loc)),
+            ("lastmod", self.lastmod),
+            ("changefreq", self.changefreq),
+            ("priority", self.priority),
+        ]
+    }
 }
 
-impl<W: Write> UrlsetWriter<W> {
-    pub fn new(sink: W) -> Result<Self> {
+pub struct Document<W: Write> {
+    kind: Kind,
+    xml: EventWriter<Counting<W>>,
+}
+
+/// What `finish` writes: the root's end tag on its own line, and a final newline.
+fn closing_len(kind: Kind) -> u64 {
+    ("\n</>\n".len() + kind.root().len()) as u64
+}
+
+impl<W: Write> Document<W> {
+    pub fn new(kind: Kind, sink: W) -> Result<Self> {
         // Escaping is done here, with the attribute rules, so that `'` and `"` become
-        // entities too, as the protocol asks for `loc`.
-        let mut config = EmitterConfig::new().perform_indent(true);
+        // entities too, as the protocol asks for `loc`. Without empty-element normalisation
+        // xml-rs writes each tag whole at once, so the byte count is exact between entries.
+        let mut config = EmitterConfig::new()
+            .perform_indent(true)
+            .normalize_empty_elements(false);
         config.perform_escaping = false;
-        let mut xml = config.create_writer(sink);
+        let mut xml = config.create_writer(Counting {
+            inner: sink,
+            bytes: 0,
+        });
         emit(
             &mut xml,
             XmlEvent::StartDocument {
@@ -38,20 +90,34 @@ impl<W: Write> UrlsetWriter<W> {
         )?;
         emit(
             &mut xml,
-            XmlEvent::start_element("urlset").default_ns(SITEMAP_NS),
+            XmlEvent::start_element(kind.root()).default_ns(SITEMAP_NS),
         )?;
-        Ok(UrlsetWriter { xml })
+        Ok(Document { kind, xml })
     }
 
-    pub fn write(&mut self, entry: &UrlEntry) -> Result<()> {
-        emit(&mut self.xml, XmlEvent::start_element("url"))?;
-        let children = [
-            ("loc", Some(entry.loc)),
-            ("lastmod", entry.lastmod),
-            ("changefreq", entry.changefreq),
-            ("priority", entry.priority),
-        ];
-        for (name, value) in children {
+    /// Bytes `entry` takes in the document, exactly as `write` will emit it.
+    pub fn entry_len(&self, entry: &Entry) -> u64 {
+        // "\n  <url>" … "\n  </url>", and "\n    <name>value</name>" per child.
+        let tag = self.kind.entry().len();
+        let children: usize = entry
+            .children()
+            .iter()
+            .filter_map(|(name, value)| {
+                Some(10 + 2 * name.len() + escape_str_attribute(value.as_ref()?).len())
+            })
+            .sum();
+        (11 + 2 * tag + children) as u64
+    }
+
+    /// Whether an entry of `len` bytes still fits within the byte limit, closing included.
+    pub fn fits(&self, len: u64) -> bool {
+        self.xml.inner_ref().bytes + len + closing_len(self.kind) <= MAX_BYTES
+    }
+
+    pub fn write(&mut self, entry: &Entry) -> Result<()> {
+        let before = self.xml.inner_ref().bytes;
+        emit(&mut self.xml, XmlEvent::start_element(self.kind.entry()))?;
+        for (name, value) in entry.children() {
             if let Some(value) = value {
                 emit(&mut self.xml, XmlEvent::start_element(name))?;
                 emit(
@@ -61,15 +127,37 @@ impl<W: Write> UrlsetWriter<W> {
                 emit(&mut self.xml, XmlEvent::end_element())?;
             }
         }
-        emit(&mut self.xml, XmlEvent::end_element())
+        emit(&mut self.xml, XmlEvent::end_element())?;
+        debug_assert_eq!(self.xml.inner_ref().bytes - before, self.entry_len(entry));
+        Ok(())
     }
 
-    /// Closes the document and hands back the sink.
-    pub fn finish(mut self) -> Result<W> {
+    /// Closes the document and hands back the sink with the document's size in bytes.
+    pub fn finish(mut self) -> Result<(W, u64)> {
+        let before = self.xml.inner_ref().bytes;
         emit(&mut self.xml, XmlEvent::end_element())?;
         let mut sink = self.xml.into_inner();
         sink.write_all(b"\n")?;
-        Ok(sink)
+        debug_assert_eq!(sink.bytes - before, closing_len(self.kind));
+        Ok((sink.inner, sink.bytes))
+    }
+}
+
+/// Counts what passes through: the document's size, uncompressed.
+struct Counting<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(buf)?;
+        self.bytes += written as u64;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -85,24 +173,29 @@ fn emit<'a, W: Write>(xml: &mut EventWriter<W>, event: impl Into<XmlEvent<'a>>) 
 mod tests {
     use super::*;
 
+    fn entry<'a>(loc: &'a str, lastmod: Option<&'a str>) -> Entry<'a> {
+        Entry {
+            loc,
+            lastmod,
+            changefreq: None,
+            priority: None,
+        }
+    }
+
     #[test]
     fn writes_children_in_protocol_order_and_escapes_loc() {
-        let mut doc = UrlsetWriter::new(Vec::new()).unwrap();
-        doc.write(&UrlEntry {
+        let mut doc = Document::new(Kind::Urlset, Vec::new()).unwrap();
+        doc.write(&Entry {
             loc: "https://example.com/it's&more",
             lastmod: Some("2024-05-01"),
             changefreq: Some("daily"),
             priority: Some("0.8"),
         })
         .unwrap();
-        doc.write(&UrlEntry {
-            loc: "https://example.com/",
-            lastmod: None,
-            changefreq: None,
-            priority: None,
-        })
-        .unwrap();
-        let text = String::from_utf8(doc.finish().unwrap()).unwrap();
+        doc.write(&entry("https://example.com/", None)).unwrap();
+        let (bytes, len) = doc.finish().unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        assert_eq!(len, text.len() as u64);
         assert_eq!(
             text,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
@@ -118,5 +211,26 @@ mod tests {
                </url>\n\
              </urlset>\n"
         );
+    }
+
+    #[test]
+    fn an_index_lists_sitemaps_and_sizes_are_exact() {
+        let mut doc = Document::new(Kind::Index, Vec::new()).unwrap();
+        let shard = entry("https://example.com/sitemap-1.xml", Some("2024-05-01"));
+        let len = doc.entry_len(&shard);
+        let (empty, before) = Document::new(Kind::Index, Vec::new())
+            .unwrap()
+            .finish()
+            .unwrap();
+        doc.write(&shard).unwrap();
+        let (bytes, total) = doc.finish().unwrap();
+        assert_eq!(total, before + len);
+        assert_eq!(empty.len() as u64, before);
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(text.contains(
+            "<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n  \
+             <sitemap>\n    <loc>https://example.com/sitemap-1.xml</loc>\n    \
+             <lastmod>2024-05-01</lastmod>\n  </sitemap>\n</sitemapindex>\n"
+        ));
     }
 }

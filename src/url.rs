@@ -100,7 +100,7 @@ impl Mapping {
         let name = segments.pop().expect("a page path has a file name");
         let dir_depth = segments.len();
         let mut collision_depth = dir_depth;
-        let mut path = encode_segments(&segments);
+        let mut path = encode_segments(segments.iter().copied());
         if name == b"index.html" || name == b"index.htm" {
             if dir_depth > 0 {
                 if self.trailing_slash {
@@ -135,9 +135,14 @@ fn html_stem(name: &[u8]) -> Option<&[u8]> {
         .filter(|stem| !stem.is_empty())
 }
 
-fn encode_segments(segments: &[&[u8]]) -> String {
+/// A relative path (normal components only) as an encoded URL path.
+pub fn encode_path(rel: &Path) -> String {
+    encode_segments(rel.iter().map(OsStrExt::as_bytes))
+}
+
+fn encode_segments<'a>(segments: impl Iterator<Item = &'a [u8]>) -> String {
     let mut path = String::new();
-    for (i, segment) in segments.iter().enumerate() {
+    for (i, segment) in segments.enumerate() {
         if i > 0 {
             path.push('/');
         }

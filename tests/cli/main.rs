@@ -6,5 +6,6 @@ mod files_from;
 mod generators;
 mod harness;
 mod mapping;
+mod split;
 mod validate;
 mod walk;

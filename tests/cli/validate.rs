@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -24,13 +24,68 @@ pub struct UrlRecord {
     pub priority: Option<String>,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Root {
+    Urlset,
+    Index,
+}
+
+impl Root {
+    fn names(self) -> (&'static str, &'static str, &'static [&'static str]) {
+        match self {
+            Root::Urlset => (
+                "urlset",
+                "url",
+                &["loc", "lastmod", "changefreq", "priority"],
+            ),
+            Root::Index => ("sitemapindex", "sitemap", &["loc", "lastmod"]),
+        }
+    }
+
+    fn schema(self) -> PathBuf {
+        schema(match self {
+            Root::Urlset => "sitemap.xsd",
+            Root::Index => "siteindex.xsd",
+        })
+    }
+}
+
 /// Validates the sitemap at `path`, whose URLs must all lie under `base`; returns its URLs.
 #[track_caller]
 pub fn sitemap(path: &Path, base: &str) -> Vec<UrlRecord> {
-    let bytes = fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
-    let urls = check(&bytes, base).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    xmllint(path, &schema("sitemap.xsd"));
+    document(path, base, Root::Urlset)
+}
+
+/// Validates the sitemap index at `path`; its shards must lie in its directory or below.
+#[track_caller]
+pub fn index(path: &Path, base: &str) -> Vec<UrlRecord> {
+    document(path, base, Root::Index)
+}
+
+/// A `.gz` file is decompressed first; the checks are on the document inside.
+#[track_caller]
+fn document(path: &Path, base: &str, root: Root) -> Vec<UrlRecord> {
+    let mut bytes = fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let plain;
+    let checked_path = if path.extension().is_some_and(|ext| ext == "gz") {
+        bytes = gunzip(&bytes);
+        plain = tempfile::NamedTempFile::new().unwrap();
+        fs::write(plain.path(), &bytes).unwrap();
+        plain.path()
+    } else {
+        path
+    };
+    let urls = check(&bytes, base, root).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    xmllint(checked_path, &root.schema());
     urls
+}
+
+pub fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut plain = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut plain)
+        .expect("a valid gzip stream");
+    plain
 }
 
 /// The same for a sitemap that went to standard output.
@@ -83,8 +138,9 @@ pub fn xmllint(path: &Path, xsd: &Path) {
     }
 }
 
-/// The protocol's rules for a `urlset`.
-pub fn check(bytes: &[u8], base: &str) -> Result<Vec<UrlRecord>, String> {
+/// The protocol's rules for a `urlset` or a `sitemapindex`.
+pub fn check(bytes: &[u8], base: &str, root: Root) -> Result<Vec<UrlRecord>, String> {
+    let (root_name, entry_name, children) = root.names();
     if bytes.len() > MAX_BYTES {
         return Err(format!("{} bytes, more than {MAX_BYTES}", bytes.len()));
     }
@@ -95,9 +151,8 @@ pub fn check(bytes: &[u8], base: &str) -> Result<Vec<UrlRecord>, String> {
     let mut urls = Vec::new();
     let mut path: Vec<String> = Vec::new();
     let mut text_buf = String::new();
-    // Index into ["loc", "lastmod", "changefreq", "priority"] of the last child seen.
+    // Index into `children` of the last child seen.
     let mut last_child: Option<usize> = None;
-    let children = ["loc", "lastmod", "changefreq", "priority"];
     for event in EventReader::new(bytes) {
         match event.map_err(|e| format!("not well-formed: {e}"))? {
             XmlEvent::StartElement { name, .. } => {
@@ -106,14 +161,14 @@ pub fn check(bytes: &[u8], base: &str) -> Result<Vec<UrlRecord>, String> {
                 }
                 let local = name.local_name;
                 match (path.len(), local.as_str()) {
-                    (0, "urlset") => {}
-                    (1, "url") => {
+                    (0, name) if name == root_name => {}
+                    (1, name) if name == entry_name => {
                         urls.push(UrlRecord::default());
                         last_child = None;
                     }
                     (2, child) => {
                         let Some(index) = children.iter().position(|c| *c == child) else {
-                            return Err(format!("unknown element <{child}> in <url>"));
+                            return Err(format!("unknown element <{child}> in <{entry_name}>"));
                         };
                         if last_child.is_some_and(|last| last >= index) {
                             return Err(format!("<{child}> out of order or repeated"));
@@ -143,14 +198,14 @@ pub fn check(bytes: &[u8], base: &str) -> Result<Vec<UrlRecord>, String> {
                         _ => url.priority = Some(value),
                     }
                 } else if path.len() == 1 && last_child.is_none() {
-                    return Err("a <url> without <loc>".into());
+                    return Err(format!("a <{entry_name}> without <loc>"));
                 }
             }
             _ => {}
         }
     }
     if urls.is_empty() {
-        return Err("no <url> (the XSD requires one)".into());
+        return Err(format!("no <{entry_name}> (the XSD requires one)"));
     }
     if urls.len() > MAX_URLS {
         return Err(format!("{} URLs, more than {MAX_URLS}", urls.len()));
@@ -260,7 +315,7 @@ fn the_validator_rejects_what_the_protocol_forbids() {
         format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\">{url}</urlset>")
     };
     let ok = doc("<url><loc>https://example.com/a%20b</loc><lastmod>2024-05-01</lastmod></url>");
-    assert!(check(ok.as_bytes(), "https://example.com/").is_ok());
+    assert!(check(ok.as_bytes(), "https://example.com/", Root::Urlset).is_ok());
     for bad in [
         "<url><loc>https://example.com/a b</loc></url>",
         "<url><loc>https://example.com/caf\u{e9}</loc></url>",
@@ -276,7 +331,7 @@ fn the_validator_rejects_what_the_protocol_forbids() {
         "",
     ] {
         assert!(
-            check(doc(bad).as_bytes(), "https://example.com/").is_err(),
+            check(doc(bad).as_bytes(), "https://example.com/", Root::Urlset).is_err(),
             "accepted {bad}"
         );
     }
