@@ -68,9 +68,22 @@ pub struct Cli {
     #[arg(long, value_name = "GLOB=VALUE")]
     pub priority: Vec<String>,
 
-    /// mtime, none, or a fixed W3C date (2024-05-01) or datetime with zone
+    /// mtime, git (last commit's date), none, or a fixed W3C date (2024-05-01) or datetime
+    /// with zone; with --state, the date of a new or changed page
     #[arg(long, value_name = "MODE", default_value = "mtime")]
     pub lastmod: String,
+
+    /// Keep each page's lastmod while its content stays the same, recorded in FILE
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+
+    /// Remove matches of REGEX from pages before comparing their content (repeatable)
+    #[arg(long, value_name = "REGEX", requires = "state")]
+    pub digest_ignore: Vec<String>,
+
+    /// Write nothing (exit 1) if more than PERCENT of the known URLs would get a new lastmod
+    #[arg(long, value_name = "PERCENT", requires = "state")]
+    pub max_churn: Option<f64>,
 
     /// Take the list of files from FILE (`-` for standard input) instead of walking DIR
     #[arg(long, value_name = "FILE", conflicts_with = "follow")]

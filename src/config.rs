@@ -1,6 +1,7 @@
 //! The validated settings of one run. Every usage error is found here, before any work.
 
 use std::ffi::OsString;
+use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -11,7 +12,21 @@ use crate::lastmod::LastmodMode;
 use crate::output::{Destination, Files};
 use crate::report::Verbosity;
 use crate::rules::{RuleSpec, Rules};
+use crate::state::DigestRules;
 use crate::url::{BaseUrl, Mapping, encode_path};
+
+/// An error in what the user asked for that shows only once the run is under way (a split
+/// the output cannot hold, DIR outside git for `--lastmod git`): exit 2 all the same.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
 
 #[derive(Debug)]
 pub struct Config {
@@ -26,6 +41,13 @@ pub struct Config {
     pub rules: Rules,
     pub mapping: Mapping,
     pub lastmod: LastmodMode,
+    /// SOURCE_DATE_EPOCH, which clamps later mtimes.
+    pub source_date_epoch: Option<i64>,
+    pub state: Option<PathBuf>,
+    /// --digest-ignore, for --state.
+    pub digest: DigestRules,
+    /// --max-churn, a percentage.
+    pub max_churn: Option<f64>,
     pub source: Source,
     pub verbosity: Verbosity,
     pub strict: bool,
@@ -48,6 +70,21 @@ impl Config {
     pub fn from_cli(cli: Cli) -> Result<Self> {
         let base = BaseUrl::parse(&cli.base_url)?;
         let lastmod = LastmodMode::parse(&cli.lastmod)?;
+        if lastmod == LastmodMode::Omit && cli.state.is_some() {
+            bail!("--state keeps dates, and --lastmod none writes none: drop one of them");
+        }
+        let source_date_epoch = match std::env::var("SOURCE_DATE_EPOCH") {
+            Ok(text) if !text.is_empty() => Some(text.parse::<i64>().map_err(|_| {
+                anyhow::anyhow!("SOURCE_DATE_EPOCH {text:?} is not a number of seconds")
+            })?),
+            _ => None,
+        };
+        if let Some(percent) = cli.max_churn
+            && !(0.0..=100.0).contains(&percent)
+        {
+            bail!("--max-churn {percent} is not a percentage from 0 to 100");
+        }
+        let digest = DigestRules::new(&cli.digest_ignore)?;
         match fs::metadata(&cli.dir) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => bail!("DIR {} is not a directory", cli.dir.display()),
@@ -110,6 +147,10 @@ impl Config {
                 trailing_slash: !cli.no_trailing_slash,
             },
             lastmod,
+            source_date_epoch,
+            state: cli.state,
+            digest,
+            max_churn: cli.max_churn,
             source,
             verbosity,
             strict: cli.strict,

@@ -20,8 +20,11 @@ use crate::rules::Skip;
 pub struct Page<'a> {
     /// Relative to DIR, made only of normal components.
     pub rel: &'a Path,
+    /// To open it: DIR joined with `rel`.
+    pub path: &'a Path,
     pub candidate: &'a Candidate<'a>,
-    /// Modification time in seconds since the epoch (of the target, for a symlink).
+    /// Size and modification time in seconds since the epoch (of the target, for a symlink).
+    pub size: u64,
     pub mtime: i64,
 }
 
@@ -152,7 +155,9 @@ fn consider_file(
     on_page(
         &Page {
             rel,
+            path,
             candidate: &candidate,
+            size: meta.len(),
             mtime: meta.mtime(),
         },
         report,

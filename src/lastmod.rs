@@ -1,9 +1,18 @@
-//! What goes into `<lastmod>`.
+//! What goes into `<lastmod>`: a date by `--lastmod` mode, frozen by `--state` for pages
+//! whose content did not change.
+
+use std::path::Path;
 
 use anyhow::{Result, bail};
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 use time::{Date, OffsetDateTime};
+
+use crate::config::{Config, UsageError};
+use crate::entries::Page;
+use crate::git::GitDates;
+use crate::report::Report;
+use crate::state::{DigestRules, OldState, Record};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LastmodMode {
@@ -13,6 +22,8 @@ pub enum LastmodMode {
     Omit,
     /// The same W3C date or datetime on every URL, written exactly as given.
     Fixed(String),
+    /// The committer date of the last commit that touched the file.
+    Git,
 }
 
 impl LastmodMode {
@@ -20,10 +31,11 @@ impl LastmodMode {
         match text {
             "mtime" => Ok(LastmodMode::Mtime),
             "none" => Ok(LastmodMode::Omit),
+            "git" => Ok(LastmodMode::Git),
             _ if is_w3c_date(text) => Ok(LastmodMode::Fixed(text.to_string())),
             _ => bail!(
-                "--lastmod {text:?} is not mtime, none, a date (2024-05-01) or a datetime with \
-                 seconds and zone (2024-05-01T10:00:00+02:00)"
+                "--lastmod {text:?} is not mtime, git, none, a date (2024-05-01) or a datetime \
+                 with seconds and zone (2024-05-01T10:00:00+02:00)"
             ),
         }
     }
@@ -55,6 +67,211 @@ pub fn format_mtime(seconds: i64) -> Option<String> {
         return None;
     }
     when.format(format).ok()
+}
+
+/// Decides each page's lastmod.
+pub struct Dater<'c> {
+    mode: &'c LastmodMode,
+    /// SOURCE_DATE_EPOCH: later mtimes are clamped to it.
+    clamp: Option<i64>,
+    git: Option<GitDates>,
+    frozen: Option<Frozen<'c>>,
+}
+
+/// `--state`: the recorded dates, and what this run will record.
+struct Frozen<'c> {
+    rules: &'c DigestRules,
+    old: OldState,
+    new: Vec<(String, Record)>,
+    buffer: Vec<u8>,
+    churn: Churn,
+}
+
+/// How this run's dates compare with the state's.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Churn {
+    pub added: u64,
+    pub removed: u64,
+    pub redated: u64,
+    pub kept: u64,
+}
+
+impl<'c> Dater<'c> {
+    pub fn new(config: &'c Config, report: &mut Report) -> Result<Dater<'c>> {
+        let git = match config.lastmod {
+            LastmodMode::Git => {
+                let git = GitDates::load(&config.root).map_err(|e| UsageError(format!("{e:#}")))?;
+                if git.shallow {
+                    report.warn(
+                        "the git history is shallow, so the dates of files not changed in it are \
+                         the oldest commit's",
+                        "writing them anyway (fetch the full history: git fetch --unshallow)",
+                    )?;
+                }
+                Some(git)
+            }
+            _ => None,
+        };
+        let frozen = match &config.state {
+            None => None,
+            Some(path) => {
+                let rules = &config.digest;
+                let old = match crate::state::read(path, rules)? {
+                    Some(old) => old,
+                    None => {
+                        report.note(format!(
+                            "state file {} does not exist yet: a first run, every page is new",
+                            path.display()
+                        ));
+                        OldState {
+                            comparable: true,
+                            ..OldState::default()
+                        }
+                    }
+                };
+                if !old.comparable {
+                    report.warn(
+                        "--digest-ignore differs from the rules the state was written with",
+                        "digests are made anew and every recorded date is kept",
+                    )?;
+                }
+                Some(Frozen {
+                    rules,
+                    old,
+                    new: Vec::new(),
+                    buffer: Vec::new(),
+                    churn: Churn::default(),
+                })
+            }
+        };
+        Ok(Dater {
+            mode: &config.lastmod,
+            clamp: config.source_date_epoch,
+            git,
+            frozen,
+        })
+    }
+
+    /// The lastmod of `page`, whose URL path under the base is `key`.
+    pub fn date(&mut self, page: &Page, key: &str, report: &mut Report) -> Result<Option<String>> {
+        let Dater {
+            mode,
+            clamp,
+            git,
+            frozen,
+        } = self;
+        let fresh = |report: &mut Report| fresh_date(mode, *clamp, git.as_ref(), page, report);
+        match frozen {
+            None => fresh(report),
+            Some(frozen) => frozen.date(page, key, report, fresh),
+        }
+    }
+
+    /// The churn against the state, once every page is dated; None without --state.
+    pub fn churn(&mut self) -> Option<Churn> {
+        let frozen = self.frozen.as_mut()?;
+        frozen.churn.removed = frozen.old.records.len() as u64;
+        Some(frozen.churn)
+    }
+
+    /// The state to record: every page's record; None without --state.
+    pub fn into_records(self) -> Option<Vec<(String, Record)>> {
+        self.frozen.map(|frozen| frozen.new)
+    }
+}
+
+impl Frozen<'_> {
+    fn date(
+        &mut self,
+        page: &Page,
+        key: &str,
+        report: &mut Report,
+        fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
+    ) -> Result<Option<String>> {
+        // What is left in `old` at the end are the removed pages.
+        let old = self.old.records.remove(key);
+        let unchanged_file = old
+            .as_ref()
+            .is_some_and(|o| self.old.comparable && o.size == page.size && o.mtime == page.mtime);
+        let digest = match &old {
+            Some(o) if unchanged_file => o.digest,
+            _ => self
+                .rules
+                .digest(page.path, &mut self.buffer)
+                .map_err(|e| {
+                    anyhow::anyhow!(e).context(format!("cannot read {}", page.path.display()))
+                })?,
+        };
+        let lastmod = match old {
+            Some(o) if o.digest == digest || !self.old.comparable => {
+                self.churn.kept += 1;
+                o.lastmod
+            }
+            Some(_) => {
+                self.churn.redated += 1;
+                fresh(report)?
+            }
+            None => {
+                self.churn.added += 1;
+                fresh(report)?
+            }
+        };
+        self.new.push((
+            key.to_string(),
+            Record {
+                lastmod: lastmod.clone(),
+                digest,
+                size: page.size,
+                mtime: page.mtime,
+            },
+        ));
+        Ok(lastmod)
+    }
+}
+
+/// The date `mode` gives a page that is new or changed.
+fn fresh_date(
+    mode: &LastmodMode,
+    clamp: Option<i64>,
+    git: Option<&GitDates>,
+    page: &Page,
+    report: &mut Report,
+) -> Result<Option<String>> {
+    match mode {
+        LastmodMode::Omit => Ok(None),
+        LastmodMode::Fixed(date) => Ok(Some(date.clone())),
+        LastmodMode::Git => match git.and_then(|git| git.date(page.rel)) {
+            Some(date) => Ok(Some(date.to_string())),
+            None => {
+                report.detail(format_args!(
+                    "{}: not in the git history, dated by its mtime",
+                    page.rel.display()
+                ));
+                mtime_date(page.rel, page.mtime, clamp, report)
+            }
+        },
+        LastmodMode::Mtime => mtime_date(page.rel, page.mtime, clamp, report),
+    }
+}
+
+fn mtime_date(
+    rel: &Path,
+    mtime: i64,
+    clamp: Option<i64>,
+    report: &mut Report,
+) -> Result<Option<String>> {
+    let seconds = clamp.map_or(mtime, |epoch| mtime.min(epoch));
+    let date = format_mtime(seconds);
+    if date.is_none() {
+        report.warn(
+            format!(
+                "{}: mtime {seconds} is before 1970 or after 9999",
+                rel.display()
+            ),
+            "written without lastmod",
+        )?;
+    }
+    Ok(date)
 }
 
 #[cfg(test)]

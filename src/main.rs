@@ -3,12 +3,14 @@
 mod cli;
 mod config;
 mod entries;
+mod git;
 mod lastmod;
 mod output;
 mod pipeline;
 mod report;
 mod rules;
 mod serialize;
+mod state;
 mod url;
 
 use std::io;
@@ -47,7 +49,7 @@ fn main() -> ExitCode {
     match pipeline::run(&config) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
-        Err(err) if err.is::<pipeline::UsageError>() => fail(&err, EXIT_USAGE),
+        Err(err) if err.is::<config::UsageError>() => fail(&err, EXIT_USAGE),
         Err(err) => fail(&err, EXIT_RUNTIME),
     }
 }

@@ -239,6 +239,58 @@ impl Written {
     }
 }
 
+/// A file replaced with a way back: the previous version stays linked under a temp name
+/// until `keep` (or `undo` puts it back). There is no moment without the file.
+pub struct Replaced {
+    target: PathBuf,
+    previous: Option<NamedTempFile<()>>,
+}
+
+impl Replaced {
+    pub fn new(written: Written, target: &Path) -> Result<Replaced> {
+        let dir = match target.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let previous = if target.exists() {
+            let link = tempfile::Builder::new()
+                .prefix(TEMP_PREFIX)
+                .suffix(TEMP_SUFFIX)
+                .make_in(dir, |path| fs::hard_link(target, path))
+                .with_context(|| format!("cannot keep a copy of {}", target.display()))?;
+            Some(link)
+        } else {
+            None
+        };
+        match written.0 {
+            Temp::Named(temp) => rename(temp, target)?,
+            Temp::Unnamed(_) => unreachable!("a state is written beside its target"),
+        }
+        Ok(Replaced {
+            target: target.to_path_buf(),
+            previous,
+        })
+    }
+
+    /// The new version stays; the link to the previous one goes.
+    pub fn keep(self) {}
+
+    /// Puts the previous version back (or removes the file if there was none).
+    pub fn undo(self) -> Result<()> {
+        let context = || format!("cannot restore {}", self.target.display());
+        match self.previous {
+            Some(previous) => {
+                previous
+                    .persist(&self.target)
+                    .map_err(|e| e.error)
+                    .with_context(context)?;
+            }
+            None => fs::remove_file(&self.target).with_context(context)?,
+        }
+        Ok(())
+    }
+}
+
 /// Renames `temp` over `target`, which keeps its mode if it exists.
 fn rename(temp: NamedTempFile, target: &Path) -> Result<()> {
     let context = || format!("cannot write {}", target.display());

@@ -5,29 +5,18 @@
 //! a page added near the end rewrites only the last shards. One document is the sitemap
 //! itself; more become `STEM-1.xml`, `STEM-2.xml`, … with the output as their index.
 
-use std::fmt;
-
 use anyhow::{Context, Result, bail};
 
-use crate::config::Config;
+use std::io::Write;
+
+use crate::config::{Config, UsageError};
 use crate::entries::{self, Page};
-use crate::lastmod::{self, LastmodMode};
-use crate::output::{Destination, Sink, Written};
+use crate::lastmod::{Churn, Dater};
+use crate::output::{Destination, Files, Replaced, Sink, Written};
 use crate::report::Report;
 use crate::serialize::{Document, Entry, Kind, MAX_ENTRIES};
+use crate::state::{self, Record};
 use crate::url::{Dedup, MAX_LOC_LEN, encode_path};
-
-/// An error in what the user asked for, found only once the run is under way: exit 2.
-#[derive(Debug)]
-pub struct UsageError(String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
 
 /// The document being filled.
 struct Shard {
@@ -64,6 +53,7 @@ impl Shard {
 
 pub fn run(config: &Config) -> Result<()> {
     let mut report = Report::new(config.verbosity, config.strict);
+    let mut dater = Dater::new(config, &mut report)?;
     let destination = config.destination.describe();
     let write_context = || format!("cannot write {destination}");
     let mut done: Vec<Done> = Vec::new();
@@ -97,28 +87,10 @@ pub fn run(config: &Config) -> Result<()> {
                 "listing only the first",
             );
         }
-        let mtime;
-        let lastmod = match &config.lastmod {
-            LastmodMode::Omit => None,
-            LastmodMode::Fixed(date) => Some(date.as_str()),
-            LastmodMode::Mtime => {
-                mtime = lastmod::format_mtime(page.mtime);
-                if mtime.is_none() {
-                    report.warn(
-                        format!(
-                            "{}: mtime {} is before 1970 or after 9999",
-                            page.rel.display(),
-                            page.mtime
-                        ),
-                        "written without lastmod",
-                    )?;
-                }
-                mtime.as_deref()
-            }
-        };
+        let lastmod = dater.date(page, &format!("/{}", page_path.path), report)?;
         let entry = Entry {
             loc: &loc,
-            lastmod,
+            lastmod: lastmod.as_deref(),
             changefreq: config.rules.changefreq(page.candidate),
             priority: config.rules.priority(page.candidate),
         };
@@ -133,8 +105,8 @@ pub fn run(config: &Config) -> Result<()> {
         }
         shard.doc.write(&entry).with_context(write_context)?;
         shard.urls += 1;
-        if lastmod > shard.newest.as_deref() {
-            shard.newest = lastmod.map(str::to_string);
+        if lastmod > shard.newest {
+            shard.newest = lastmod;
         }
         written += 1;
         Ok(())
@@ -149,12 +121,36 @@ pub fn run(config: &Config) -> Result<()> {
         );
     }
     done.push(shard.finish().with_context(write_context)?);
+    let churn = dater.churn();
+    if let (Some(limit), Some(churn)) = (config.max_churn, churn) {
+        check_churn(limit, churn)?;
+    }
     let shards = done.len();
-    if shards == 1 {
-        let only = done.pop().expect("one document");
-        only.written.publish(&config.destination)?;
-    } else {
-        publish_split(config, done)?;
+    let publish = || -> Result<()> {
+        if shards == 1 {
+            done.pop()
+                .expect("one document")
+                .written
+                .publish(&config.destination)
+        } else {
+            publish_split(config, done)
+        }
+    };
+    // The state goes first and is put back if the sitemap cannot follow: never one without
+    // the other. (A crash between the two leaves the new state with the old sitemap, which
+    // the next run publishes as it should have been.)
+    match (dater.into_records(), &config.state) {
+        (Some(records), Some(path)) => {
+            let replaced = write_state(config, path, records)?;
+            match publish() {
+                Ok(()) => replaced.keep(),
+                Err(err) => {
+                    replaced.undo()?;
+                    return Err(err);
+                }
+            }
+        }
+        _ => publish()?,
     }
     if let Destination::File(files) = &config.destination {
         let kept = if shards == 1 { 0 } else { shards };
@@ -167,8 +163,39 @@ pub fn run(config: &Config) -> Result<()> {
             }
         }
     }
-    report.summary(written, shards, &destination);
+    report.summary(written, shards, &destination, churn);
     Ok(())
+}
+
+/// Refuses a run that would re-date more than `limit` percent of the URLs the state knows.
+fn check_churn(limit: f64, churn: Churn) -> Result<()> {
+    let known = churn.kept + churn.redated;
+    if known == 0 {
+        return Ok(());
+    }
+    let percent = churn.redated as f64 * 100.0 / known as f64;
+    if percent > limit {
+        bail!(
+            "{} of {known} known URLs ({percent:.1}%) would get a new lastmod, more than \
+             --max-churn {limit}%; nothing written\n\
+             hint: if every page really changed, run once with a higher --max-churn",
+            churn.redated
+        );
+    }
+    Ok(())
+}
+
+fn write_state(
+    config: &Config,
+    path: &std::path::Path,
+    mut records: Vec<(String, Record)>,
+) -> Result<Replaced> {
+    let context = || format!("cannot write state file {}", path.display());
+    let destination = Destination::File(Files::new(path.to_path_buf(), false));
+    let mut sink = Sink::open(&destination, false).with_context(context)?;
+    state::write(&mut sink, &config.digest, &mut records).with_context(context)?;
+    sink.flush().with_context(context)?;
+    Replaced::new(sink.finish().with_context(context)?, path)
 }
 
 /// Shards need public URLs: the output must lie inside DIR, and be a file.

@@ -5,6 +5,8 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
+use crate::lastmod::Churn;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verbosity {
     Quiet,
@@ -46,8 +48,20 @@ impl Report {
 
     /// A file or directory passed over; only -v shows it, and only files are counted.
     pub fn skipped(&self, rel: &Path, why: impl Display) {
+        self.detail(format_args!("skip {}: {why}", rel.display()));
+    }
+
+    /// A line only -v shows.
+    pub fn detail(&self, message: impl Display) {
         if self.verbosity == Verbosity::Verbose {
-            eprintln!("sitemapgen: skip {}: {why}", rel.display());
+            eprintln!("sitemapgen: {message}");
+        }
+    }
+
+    /// Worth knowing, not a problem; -q hides it.
+    pub fn note(&self, message: impl Display) {
+        if self.verbosity != Verbosity::Quiet {
+            eprintln!("sitemapgen: note: {message}");
         }
     }
 
@@ -57,7 +71,7 @@ impl Report {
 
     /// `wrote 1,234 URLs to public/sitemap.xml (56 files excluded)`, or for a split
     /// `wrote 120,001 URLs in 3 sitemaps indexed by public/sitemap.xml (…)`.
-    pub fn summary(&self, written: u64, shards: usize, destination: &str) {
+    pub fn summary(&self, written: u64, shards: usize, destination: &str, churn: Option<Churn>) {
         if self.verbosity != Verbosity::Quiet {
             let urls = if written == 1 { "URL" } else { "URLs" };
             let place = if shards == 1 {
@@ -66,8 +80,17 @@ impl Report {
                 format!("in {shards} sitemaps indexed by {destination}")
             };
             let files = if self.excluded == 1 { "file" } else { "files" };
+            let changes = churn.map_or(String::new(), |c| {
+                format!(
+                    "; since the state: {} added, {} removed, {} re-dated, {} kept",
+                    thousands(c.added),
+                    thousands(c.removed),
+                    thousands(c.redated),
+                    thousands(c.kept)
+                )
+            });
             eprintln!(
-                "wrote {} {urls} {place} ({} {files} excluded)",
+                "wrote {} {urls} {place} ({} {files} excluded){changes}",
                 thousands(written),
                 thousands(self.excluded)
             );

@@ -180,6 +180,11 @@ impl Cmd {
         self
     }
 
+    pub fn env(&mut self, key: &str, value: &str) -> &mut Cmd {
+        self.command.env(key, value);
+        self
+    }
+
     pub fn stdin(&mut self, input: impl Into<Vec<u8>>) -> &mut Cmd {
         self.stdin = input.into();
         self

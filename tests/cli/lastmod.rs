@@ -1,0 +1,349 @@
+//! Truthful lastmod: --state freezes dates by content, --lastmod git, SOURCE_DATE_EPOCH,
+//! the churn report and guard.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use filetime::{FileTime, set_file_mtime};
+
+use crate::harness::{BASE, Site};
+use crate::validate;
+
+const PAGES: usize = 20;
+
+/// What a build changes in every page: its timestamp and the stylesheet's fingerprint.
+const IGNORE: [&str; 4] = [
+    "--digest-ignore",
+    "<!-- built \\d+ -->",
+    "--digest-ignore",
+    "app\\.[0-9a-f]{8}\\.css",
+];
+
+fn body(i: usize, build: u32, version: u32) -> String {
+    format!(
+        "<!doctype html><title>page {i}</title>\n<!-- built {build} -->\n\
+         <link rel=stylesheet href=/app.{build:08x}.css>\n<p>content {i} v{version}</p>\n"
+    )
+}
+
+/// Writes every page as a build would: all rewritten, all with the build's mtime.
+fn build(site: &Site, build: u32, versions: &[u32]) {
+    for (i, version) in versions.iter().enumerate() {
+        let path = site.write(format!("p{i:02}.html"), body(i, build, *version));
+        set_file_mtime(
+            path,
+            FileTime::from_unix_time(1_700_000_000 + build as i64 * 86_400, 0),
+        )
+        .unwrap();
+    }
+}
+
+fn dates(site: &Site) -> BTreeMap<String, Option<String>> {
+    validate::sitemap(&site.sitemap_path(), BASE)
+        .into_iter()
+        .map(|u| (u.loc, u.lastmod))
+        .collect()
+}
+
+fn state_path(site: &Site) -> String {
+    site.outside().join("sitemap.state").display().to_string()
+}
+
+#[test]
+fn a_rebuild_re_dates_exactly_the_pages_whose_content_changed() {
+    let site = Site::empty();
+    let state = state_path(&site);
+    let mut versions = vec![1; PAGES];
+    build(&site, 1, &versions);
+    site.run(&[&["--state", &state][..], &IGNORE].concat())
+        .success()
+        .stderr_has(&[
+            "does not exist yet: a first run",
+            "20 added, 0 removed, 0 re-dated, 0 kept",
+        ]);
+    let first = dates(&site);
+
+    // Build 2 rewrites every file with a new mtime, a new timestamp and a new fingerprint;
+    // the content of k = 3 pages changes.
+    for changed in [2, 7, 19] {
+        versions[changed] = 2;
+    }
+    build(&site, 2, &versions);
+    site.run(&[&["--state", &state][..], &IGNORE].concat())
+        .success()
+        .stderr_has(&["0 added, 0 removed, 3 re-dated, 17 kept"]);
+    let second = dates(&site);
+    for (loc, date) in &second {
+        let changed = ["p02.html", "p07.html", "p19.html"]
+            .iter()
+            .any(|p| loc.ends_with(p));
+        if changed {
+            assert_eq!(date.as_deref(), Some("2023-11-16T22:13:20+00:00"), "{loc}");
+        } else {
+            assert_eq!(date, &first[loc], "{loc} was re-dated");
+        }
+    }
+
+    // A rebuild that changes only the timestamp and fingerprint re-dates nothing.
+    let sitemap = fs::read(site.sitemap_path()).unwrap();
+    build(&site, 3, &versions);
+    site.run(&[&["--state", &state][..], &IGNORE].concat())
+        .success()
+        .stderr_has(&["0 re-dated, 20 kept"]);
+    assert_eq!(fs::read(site.sitemap_path()).unwrap(), sitemap);
+
+    // A page removed and one added.
+    fs::remove_file(site.path("p05.html")).unwrap();
+    site.page("new.html");
+    site.run(&[&["--state", &state][..], &IGNORE].concat())
+        .success()
+        .stderr_has(&["1 added, 1 removed, 0 re-dated, 19 kept"]);
+    let text = fs::read_to_string(&state).unwrap();
+    assert!(text.starts_with("sitemapgen-state 1\n"));
+    assert!(!text.contains("/p05.html") && text.contains("/new.html"));
+}
+
+#[test]
+fn without_digest_ignore_a_timestamp_re_dates_every_page_and_max_churn_stops_it() {
+    let site = Site::empty();
+    let state = state_path(&site);
+    let versions = vec![1; PAGES];
+    build(&site, 1, &versions);
+    site.run(&["--state", &state]).success();
+    let sitemap = fs::read(site.sitemap_path()).unwrap();
+    let recorded = fs::read(&state).unwrap();
+
+    build(&site, 2, &versions);
+    site.run(&["--state", &state, "--max-churn", "10"])
+        .expect_code(1)
+        .stderr_has(&[
+            "20 of 20 known URLs (100.0%) would get a new lastmod, more than --max-churn 10%",
+            "nothing written",
+        ]);
+    assert_eq!(fs::read(site.sitemap_path()).unwrap(), sitemap);
+    assert_eq!(fs::read(&state).unwrap(), recorded);
+    assert_eq!(site.all_files().len(), PAGES + 2, "a temp file was left");
+
+    site.run(&["--state", &state, "--max-churn", "100"])
+        .success()
+        .stderr_has(&["20 re-dated"]);
+}
+
+#[test]
+fn a_fixed_date_with_state_dates_only_new_and_changed_pages() {
+    let site = Site::empty();
+    let state = state_path(&site);
+    let mut versions = vec![1; 3];
+    build(&site, 1, &versions);
+    site.run(&[&["--state", &state, "--lastmod", "2024-01-01"][..], &IGNORE].concat())
+        .success();
+    versions[1] = 2;
+    build(&site, 2, &versions);
+    site.run(&[&["--state", &state, "--lastmod", "2024-02-01"][..], &IGNORE].concat())
+        .success();
+    let got: Vec<_> = dates(&site).into_values().map(Option::unwrap).collect();
+    assert_eq!(got, ["2024-01-01", "2024-02-01", "2024-01-01"]);
+}
+
+#[test]
+fn a_bad_state_file_stops_the_run_and_a_missing_one_is_a_first_run() {
+    let site = Site::with_pages(&["index.html"]);
+    site.run(&[]).success();
+    let sitemap = fs::read(site.sitemap_path()).unwrap();
+    let state = state_path(&site);
+    let cases = [
+        ("", "is empty"),
+        (
+            "sitemapgen-state 2\ndigest blake3 ignore=-\n",
+            "version \"2\"",
+        ),
+        ("<?xml version=\"1.0\"?>\n", "not a sitemapgen-state header"),
+        (
+            "sitemapgen-state 1\ndigest blake3 ignore=-\n/ - zz 1 2\n",
+            "line 3 is malformed",
+        ),
+    ];
+    for (content, message) in cases {
+        fs::write(&state, content).unwrap();
+        site.run(&["--state", &state]).expect_code(1).stderr_has(&[
+            "sitemapgen: error: state file ",
+            "sitemap.state is not usable",
+            message,
+        ]);
+        assert_eq!(fs::read(site.sitemap_path()).unwrap(), sitemap);
+        assert_eq!(fs::read_to_string(&state).unwrap(), content);
+    }
+    site.run(&["--state", &state, "--lastmod", "none"])
+        .expect_code(2)
+        .stderr_has(&["--state keeps dates, and --lastmod none writes none"]);
+    site.run(&["--digest-ignore", "x"])
+        .expect_code(2)
+        .stderr_has(&["--state"]);
+    site.run(&["--state", &state, "--digest-ignore", "("])
+        .expect_code(2)
+        .stderr_has(&["--digest-ignore \"(\" is not a valid regex"]);
+    site.run(&["--state", &state, "--max-churn", "101"])
+        .expect_code(2)
+        .stderr_has(&["--max-churn 101 is not a percentage"]);
+}
+
+#[test]
+fn the_state_is_put_back_when_the_sitemap_cannot_be_written() {
+    let site = Site::with_pages(&["a.html", "b.html", "c.html"]);
+    let state = state_path(&site);
+    site.run(&["--state", &state, "--max-urls", "1"]).success();
+    let recorded = fs::read(&state).unwrap();
+    site.page("d.html");
+    fs::create_dir(site.path("sitemap-4.xml")).unwrap();
+    site.run(&["--state", &state, "--max-urls", "1"])
+        .expect_code(1)
+        .stderr_has(&["sitemap-4.xml: it is not a regular file"]);
+    assert_eq!(fs::read(&state).unwrap(), recorded);
+    let leftovers: Vec<_> = site
+        .all_files()
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".sitemapgen-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn source_date_epoch_clamps_later_mtimes() {
+    let site = Site::with_pages(&["old.html", "new.html"]);
+    set_file_mtime(
+        site.path("old.html"),
+        FileTime::from_unix_time(1_600_000_000, 0),
+    )
+    .unwrap();
+    set_file_mtime(
+        site.path("new.html"),
+        FileTime::from_unix_time(1_800_000_000, 0),
+    )
+    .unwrap();
+    site.command(&[])
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .run()
+        .success();
+    let got: Vec<_> = dates(&site).into_values().map(Option::unwrap).collect();
+    assert_eq!(
+        got,
+        ["2023-11-14T22:13:20+00:00", "2020-09-13T12:26:40+00:00"]
+    );
+    site.command(&[])
+        .env("SOURCE_DATE_EPOCH", "yesterday")
+        .run()
+        .expect_code(2)
+        .stderr_has(&["SOURCE_DATE_EPOCH \"yesterday\" is not a number of seconds"]);
+}
+
+fn git(dir: &Path, args: &[&str], date: &str) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .env("GIT_COMMITTER_DATE", date)
+        .env("GIT_AUTHOR_DATE", "2001-01-01T00:00:00Z")
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn git_dates_are_each_files_last_commit() {
+    let site = Site::empty();
+    let repo = site.outside();
+    git(repo, &["init", "-q"], "2024-01-01T00:00:00Z");
+    site.page("index.html");
+    site.page("a b.html");
+    site.page("docs/index.html");
+    git(repo, &["add", "."], "2024-01-01T00:00:00Z");
+    git(repo, &["commit", "-qm", "one"], "2024-01-01T10:00:00+02:00");
+    site.write("docs/index.html", "changed");
+    git(
+        repo,
+        &["commit", "-qam", "two"],
+        "2024-03-05T08:30:00-05:00",
+    );
+    site.page("untracked.html");
+    set_file_mtime(
+        site.path("untracked.html"),
+        FileTime::from_unix_time(1_700_000_000, 0),
+    )
+    .unwrap();
+
+    site.run(&["--lastmod", "git", "-v"])
+        .success()
+        .stderr_has(&["untracked.html: not in the git history, dated by its mtime"]);
+    let got = dates(&site);
+    for (loc, date) in &got {
+        let rel = loc.strip_prefix(BASE).unwrap().replace("%20", " ");
+        let file = match rel.as_str() {
+            "" => "index.html".to_string(),
+            dir if dir.ends_with('/') => format!("{dir}index.html"),
+            file => file.to_string(),
+        };
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&site.root)
+            .args(["log", "-1", "--format=%cI", "--", &file])
+            .output()
+            .unwrap();
+        let expected = String::from_utf8(out.stdout).unwrap().trim().to_string();
+        if file == "untracked.html" {
+            assert_eq!(date.as_deref(), Some("2023-11-14T22:13:20+00:00"));
+        } else {
+            assert_eq!(date.as_deref(), Some(expected.as_str()), "{file}");
+        }
+    }
+    assert_eq!(
+        got[&format!("{BASE}docs/")].as_deref(),
+        Some("2024-03-05T08:30:00-05:00")
+    );
+
+    let elsewhere = Site::with_pages(&["index.html"]);
+    elsewhere
+        .run(&["--lastmod", "git"])
+        .expect_code(2)
+        .stderr_has(&["--lastmod git: ", "is not inside a git work tree"]);
+}
+
+#[test]
+fn a_shallow_clone_is_warned_about() {
+    let site = Site::empty();
+    let origin = site.outside().join("origin");
+    fs::create_dir(&origin).unwrap();
+    git(&origin, &["init", "-q"], "2024-01-01T00:00:00Z");
+    for n in 0..2 {
+        fs::write(origin.join(format!("p{n}.html")), "x").unwrap();
+        git(&origin, &["add", "."], "2024-01-01T00:00:00Z");
+        git(&origin, &["commit", "-qm", "c"], "2024-01-01T00:00:00Z");
+    }
+    let clone = site.outside().join("clone");
+    let out = Command::new("git")
+        .args(["clone", "-q", "--depth", "1"])
+        .arg(format!("file://{}", origin.display()))
+        .arg(&clone)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    crate::harness::Cmd::new()
+        .args(["-b", BASE, "--lastmod", "git", "-o", "-"])
+        .arg(&clone)
+        .run()
+        .success()
+        .stderr_has(&[
+            "warning: the git history is shallow",
+            "git fetch --unshallow",
+        ]);
+}
