@@ -93,6 +93,11 @@ pub struct Cli {
     #[arg(short = '0', long, requires = "files_from")]
     pub null: bool,
 
+    /// Do not read pages' heads (by default noindex pages, redirect stubs and pages with
+    /// another canonical URL are left out, and hreflang alternates written)
+    #[arg(long)]
+    pub no_html: bool,
+
     /// Include dot-files and dot-directories
     #[arg(long)]
     pub hidden: bool,

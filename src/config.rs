@@ -49,6 +49,8 @@ pub struct Config {
     /// --max-churn, a percentage.
     pub max_churn: Option<f64>,
     pub source: Source,
+    /// Read HTML pages' heads (noindex, redirects, canonical, hreflang).
+    pub read_html: bool,
     pub verbosity: Verbosity,
     pub strict: bool,
 }
@@ -152,6 +154,7 @@ impl Config {
             digest,
             max_churn: cli.max_churn,
             source,
+            read_html: !cli.no_html,
             verbosity,
             strict: cli.strict,
         })

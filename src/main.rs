@@ -1,15 +1,18 @@
 //! sitemapgen: write sitemap.xml for a static site's build folder.
 
+mod alternates;
 mod cli;
 mod config;
 mod entries;
 mod git;
+mod head;
 mod lastmod;
 mod output;
 mod pipeline;
 mod report;
 mod rules;
 mod serialize;
+mod spool;
 mod state;
 mod url;
 

@@ -1,21 +1,30 @@
-//! One run: pages → URLs → lastmod → serializer → shards → atomic output.
+//! One run, in two passes. The first walks the site: pages → URLs → what their heads say →
+//! lastmod, each URL spooled as it is decided. The second writes the spooled URLs, with their
+//! hreflang alternates checked against the whole sitemap, through the serializer into shards
+//! and the atomic output.
 //!
 //! URLs go into one document until it would pass `--max-urls` or the byte limit; then it is
 //! closed as a shard and the next begins. Shard k holds the k-th run of URLs in walk order, so
 //! a page added near the end rewrites only the last shards. One document is the sitemap
 //! itself; more become `STEM-1.xml`, `STEM-2.xml`, … with the output as their index.
 
+use std::ffi::OsStr;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
 use anyhow::{Context, Result, bail};
 
-use std::io::Write;
-
+use crate::alternates::Links;
 use crate::config::{Config, UsageError};
 use crate::entries::{self, Page};
+use crate::head::{self, Verdict};
 use crate::lastmod::{Churn, Dater};
 use crate::output::{Destination, Files, Replaced, Sink, Written};
-use crate::report::Report;
+use crate::report::{LeftOut, Report};
 use crate::serialize::{Document, Entry, Kind, MAX_ENTRIES};
-use crate::state::{self, Record};
+use crate::spool::{Record, Spool};
+use crate::state::{self, Record as StateRecord};
 use crate::url::{Dedup, MAX_LOC_LEN, encode_path};
 
 /// The document being filled.
@@ -33,10 +42,10 @@ struct Done {
 }
 
 impl Shard {
-    fn open(config: &Config) -> Result<Shard> {
+    fn open(config: &Config, xhtml: bool) -> Result<Shard> {
         let sink = Sink::open(&config.destination, config.gzip)?;
         Ok(Shard {
-            doc: Document::new(Kind::Urlset, sink)?,
+            doc: Document::new(Kind::Urlset, sink, xhtml)?,
             urls: 0,
             newest: None,
         })
@@ -54,12 +63,11 @@ impl Shard {
 pub fn run(config: &Config) -> Result<()> {
     let mut report = Report::new(config.verbosity, config.strict);
     let mut dater = Dater::new(config, &mut report)?;
-    let destination = config.destination.describe();
-    let write_context = || format!("cannot write {destination}");
-    let mut done: Vec<Done> = Vec::new();
-    let mut shard = Shard::open(config)?;
+    let mut spool = Spool::new()?;
+    let mut links = Links::default();
     let mut dedup = Dedup::default();
-    let mut written: u64 = 0;
+    let mut head_buffer = vec![0; 16 * 1024];
+    let mut collected: u64 = 0;
 
     entries::visit(config, &mut report, |page: &Page, report: &mut Report| {
         let page_path = config.mapping.page_path(page.rel);
@@ -76,6 +84,14 @@ pub fn run(config: &Config) -> Result<()> {
                 "not listed",
             );
         }
+        let alternates = if config.read_html && is_html(page.rel) {
+            match judge_head(page, &loc, &mut head_buffer, report)? {
+                Some(alternates) => alternates,
+                None => return Ok(()),
+            }
+        } else {
+            Vec::new()
+        };
         if let Some(first) = dedup.claim(page.rel, &page_path) {
             report.excluded(page.rel, "duplicate URL");
             return report.warn(
@@ -87,32 +103,20 @@ pub fn run(config: &Config) -> Result<()> {
                 "listing only the first",
             );
         }
-        let lastmod = dater.date(page, &format!("/{}", page_path.path), report)?;
-        let entry = Entry {
-            loc: &loc,
-            lastmod: lastmod.as_deref(),
-            changefreq: config.rules.changefreq(page.candidate),
-            priority: config.rules.priority(page.candidate),
+        let record = Record {
+            lastmod: dater.date(page, &format!("/{}", page_path.path), report)?,
+            changefreq: config.rules.changefreq(page.candidate).map(String::from),
+            priority: config.rules.priority(page.candidate).map(String::from),
+            alternates,
+            loc,
         };
-        if shard.urls == config.max_urls || !shard.doc.fits(shard.doc.entry_len(&entry)) {
-            can_split(config)?;
-            let next = Shard::open(config)?;
-            done.push(
-                std::mem::replace(&mut shard, next)
-                    .finish()
-                    .with_context(write_context)?,
-            );
-        }
-        shard.doc.write(&entry).with_context(write_context)?;
-        shard.urls += 1;
-        if lastmod > shard.newest {
-            shard.newest = lastmod;
-        }
-        written += 1;
+        links.add(&record);
+        spool.push(&record).context("cannot spool the URLs")?;
+        collected += 1;
         Ok(())
     })?;
 
-    if written == 0 {
+    if collected == 0 {
         bail!(
             "no pages in {} ({} files excluded); an empty sitemap is not valid\n\
              hint: check DIR and --include, or run with -v to see what was left out",
@@ -120,38 +124,13 @@ pub fn run(config: &Config) -> Result<()> {
             report.excluded_count()
         );
     }
-    done.push(shard.finish().with_context(write_context)?);
     let churn = dater.churn();
     if let (Some(limit), Some(churn)) = (config.max_churn, churn) {
         check_churn(limit, churn)?;
     }
+    let done = write_shards(config, spool, &links, &mut report)?;
     let shards = done.len();
-    let publish = || -> Result<()> {
-        if shards == 1 {
-            done.pop()
-                .expect("one document")
-                .written
-                .publish(&config.destination)
-        } else {
-            publish_split(config, done)
-        }
-    };
-    // The state goes first and is put back if the sitemap cannot follow: never one without
-    // the other. (A crash between the two leaves the new state with the old sitemap, which
-    // the next run publishes as it should have been.)
-    match (dater.into_records(), &config.state) {
-        (Some(records), Some(path)) => {
-            let replaced = write_state(config, path, records)?;
-            match publish() {
-                Ok(()) => replaced.keep(),
-                Err(err) => {
-                    replaced.undo()?;
-                    return Err(err);
-                }
-            }
-        }
-        _ => publish()?,
-    }
+    publish(config, dater.into_records(), done)?;
     if let Destination::File(files) = &config.destination {
         let kept = if shards == 1 { 0 } else { shards };
         for stale in files.stale_shards(kept)? {
@@ -163,8 +142,138 @@ pub fn run(config: &Config) -> Result<()> {
             }
         }
     }
-    report.summary(written, shards, &destination, churn);
+    report.summary(collected, shards, &config.destination.describe(), churn);
     Ok(())
+}
+
+/// `.html` and `.htm` files, in any case: the pages whose heads are read.
+fn is_html(rel: &Path) -> bool {
+    rel.extension()
+        .map(OsStr::as_bytes)
+        .is_some_and(|ext| ext.eq_ignore_ascii_case(b"html") || ext.eq_ignore_ascii_case(b"htm"))
+}
+
+/// The page's alternates if its head lets it be listed; None (reported) if not.
+fn judge_head(
+    page: &Page,
+    loc: &str,
+    buffer: &mut [u8],
+    report: &mut Report,
+) -> Result<Option<Vec<(String, String)>>> {
+    let head = head::read(page.path, buffer)
+        .with_context(|| format!("cannot read {}", page.path.display()))?;
+    let url = url::Url::parse(loc).expect("a loc is a URL");
+    let (verdict, ignored) = head.verdict(&url);
+    for what in ignored {
+        report.warn(format!("{}: {what}", page.rel.display()), "ignored")?;
+    }
+    match verdict {
+        Verdict::Noindex => report.left_out(page.rel, LeftOut::Noindex, "marked noindex"),
+        Verdict::Redirect(to) => report.left_out(
+            page.rel,
+            LeftOut::Redirect,
+            format_args!("a redirect to {to}"),
+        ),
+        Verdict::Canonical(to) => report.left_out(
+            page.rel,
+            LeftOut::Canonical,
+            format_args!("its canonical URL is {to}"),
+        ),
+        Verdict::Keep {
+            alternates,
+            canonical_form,
+        } => {
+            if let Some(canonical) = canonical_form {
+                report.warn(
+                    format!(
+                        "{}: its canonical URL {canonical} differs from {loc} only in form \
+                         (the base URL or the slash options disagree with the site)",
+                        page.rel.display()
+                    ),
+                    "listed as computed",
+                )?;
+            }
+            return Ok(Some(alternates));
+        }
+    }
+    Ok(None)
+}
+
+/// The second pass: the spooled URLs into one document, or shards.
+fn write_shards(
+    config: &Config,
+    spool: Spool,
+    links: &Links,
+    report: &mut Report,
+) -> Result<Vec<Done>> {
+    let destination = config.destination.describe();
+    let write_context = || format!("cannot write {destination}");
+    let xhtml = links.any();
+    let mut done = Vec::new();
+    let mut shard = Shard::open(config, xhtml)?;
+    for record in spool.replay()? {
+        let mut record = record?;
+        links.check(&mut record, report)?;
+        let entry = Entry {
+            loc: &record.loc,
+            lastmod: record.lastmod.as_deref(),
+            changefreq: record.changefreq.as_deref(),
+            priority: record.priority.as_deref(),
+            alternates: &record.alternates,
+        };
+        if shard.urls == config.max_urls || !shard.doc.fits(shard.doc.entry_len(&entry)) {
+            can_split(config)?;
+            let next = Shard::open(config, xhtml)?;
+            done.push(
+                std::mem::replace(&mut shard, next)
+                    .finish()
+                    .with_context(write_context)?,
+            );
+        }
+        shard.doc.write(&entry).with_context(write_context)?;
+        shard.urls += 1;
+        if record.lastmod > shard.newest {
+            shard.newest = record.lastmod;
+        }
+    }
+    done.push(shard.finish().with_context(write_context)?);
+    Ok(done)
+}
+
+/// Makes the new sitemap visible. The state goes first and is put back if the sitemap cannot
+/// follow: never one without the other. (A crash between the two leaves the new state with
+/// the old sitemap, which the next run publishes as it should have been.)
+fn publish(
+    config: &Config,
+    records: Option<Vec<(String, StateRecord)>>,
+    mut done: Vec<Done>,
+) -> Result<()> {
+    let publish_sitemap = || -> Result<()> {
+        if done.len() == 1 {
+            done.pop()
+                .expect("one document")
+                .written
+                .publish(&config.destination)
+        } else {
+            publish_split(config, done)
+        }
+    };
+    match (records, &config.state) {
+        (Some(records), Some(path)) => {
+            let replaced = write_state(config, path, records)?;
+            match publish_sitemap() {
+                Ok(()) => {
+                    replaced.keep();
+                    Ok(())
+                }
+                Err(err) => {
+                    replaced.undo()?;
+                    Err(err)
+                }
+            }
+        }
+        _ => publish_sitemap(),
+    }
 }
 
 /// Refuses a run that would re-date more than `limit` percent of the URLs the state knows.
@@ -188,7 +297,7 @@ fn check_churn(limit: f64, churn: Churn) -> Result<()> {
 fn write_state(
     config: &Config,
     path: &std::path::Path,
-    mut records: Vec<(String, Record)>,
+    mut records: Vec<(String, StateRecord)>,
 ) -> Result<Replaced> {
     let context = || format!("cannot write state file {}", path.display());
     let destination = Destination::File(Files::new(path.to_path_buf(), false));
@@ -228,8 +337,12 @@ fn publish_split(config: &Config, shards: Vec<Done>) -> Result<()> {
         );
     }
     let index_context = || format!("cannot write {}", files.target.display());
-    let mut index = Document::new(Kind::Index, Sink::open(&config.destination, config.gzip)?)
-        .with_context(index_context)?;
+    let mut index = Document::new(
+        Kind::Index,
+        Sink::open(&config.destination, config.gzip)?,
+        false,
+    )
+    .with_context(index_context)?;
     for (i, shard) in shards.iter().enumerate() {
         let name = files.shard_name(i + 1);
         let loc = config
@@ -240,6 +353,7 @@ fn publish_split(config: &Config, shards: Vec<Done>) -> Result<()> {
             lastmod: shard.newest.as_deref(),
             changefreq: None,
             priority: None,
+            alternates: &[],
         };
         if !index.fits(index.entry_len(&entry)) {
             bail!("the sitemap index would pass the protocol's 50 MiB limit");

@@ -14,11 +14,21 @@ pub enum Verbosity {
     Verbose,
 }
 
+/// Pages left out for what their head says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeftOut {
+    Noindex,
+    Redirect,
+    Canonical,
+}
+
 #[derive(Debug)]
 pub struct Report {
     verbosity: Verbosity,
     strict: bool,
     excluded: u64,
+    /// By `LeftOut`, in its order.
+    left_out: [u64; 3],
 }
 
 impl Report {
@@ -27,6 +37,7 @@ impl Report {
             verbosity,
             strict,
             excluded: 0,
+            left_out: [0; 3],
         }
     }
 
@@ -44,6 +55,12 @@ impl Report {
     pub fn excluded(&mut self, rel: &Path, why: impl Display) {
         self.excluded += 1;
         self.skipped(rel, why);
+    }
+
+    /// A page left out for what its head says.
+    pub fn left_out(&mut self, rel: &Path, why: LeftOut, detail: impl Display) {
+        self.left_out[why as usize] += 1;
+        self.excluded(rel, detail);
     }
 
     /// A file or directory passed over; only -v shows it, and only files are counted.
@@ -89,8 +106,23 @@ impl Report {
                     thousands(c.kept)
                 )
             });
+            let [noindex, redirect, canonical] = self.left_out;
+            let reasons: Vec<String> = [
+                (noindex, "noindex"),
+                (redirect, "redirect stubs"),
+                (canonical, "with another canonical URL"),
+            ]
+            .iter()
+            .filter(|(count, _)| *count > 0)
+            .map(|(count, what)| format!("{} {what}", thousands(*count)))
+            .collect();
+            let reasons = if reasons.is_empty() {
+                String::new()
+            } else {
+                format!(", of which {}", reasons.join(", "))
+            };
             eprintln!(
-                "wrote {} {urls} {place} ({} {files} excluded){changes}",
+                "wrote {} {urls} {place} ({} {files} excluded{reasons}){changes}",
                 thousands(written),
                 thousands(self.excluded)
             );

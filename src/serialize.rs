@@ -9,6 +9,7 @@ use xml::escape::escape_str_attribute;
 use xml::writer::{EmitterConfig, Error as EmitterError, EventWriter, XmlEvent};
 
 pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
+pub const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
 /// The protocol's limits for one file, uncompressed.
 pub const MAX_ENTRIES: usize = 50_000;
@@ -37,13 +38,15 @@ impl Kind {
 }
 
 /// One entry's children, in protocol order; `loc` is an encoded absolute URL, the rest
-/// already validated. An index entry has no changefreq or priority.
+/// already validated. An index entry has no changefreq, priority or alternates.
 #[derive(Debug)]
 pub struct Entry<'a> {
     pub loc: &'a str,
     pub lastmod: Option<&'a str>,
     pub changefreq: Option<&'a str>,
     pub priority: Option<&'a str>,
+    /// `<xhtml:link rel="alternate" hreflang href>` elements: (hreflang, href).
+    pub alternates: &'a [(String, String)],
 }
 
 impl Entry<'_> {
@@ -68,7 +71,8 @@ fn closing_len(kind: Kind) -> u64 {
 }
 
 impl<W: Write> Document<W> {
-    pub fn new(kind: Kind, sink: W) -> Result<Self> {
+    /// `xhtml` declares the namespace of hreflang alternates on the root.
+    pub fn new(kind: Kind, sink: W, xhtml: bool) -> Result<Self> {
         // Escaping is done here, with the attribute rules, so that `'` and `"` become
         // entities too, as the protocol asks for `loc`. Without empty-element normalisation
         // xml-rs writes each tag whole at once, so the byte count is exact between entries.
@@ -88,10 +92,11 @@ impl<W: Write> Document<W> {
                 standalone: None,
             },
         )?;
-        emit(
-            &mut xml,
-            XmlEvent::start_element(kind.root()).default_ns(SITEMAP_NS),
-        )?;
+        let mut root = XmlEvent::start_element(kind.root()).default_ns(SITEMAP_NS);
+        if xhtml {
+            root = root.ns("xhtml", XHTML_NS);
+        }
+        emit(&mut xml, root)?;
         Ok(Document { kind, xml })
     }
 
@@ -106,7 +111,15 @@ impl<W: Write> Document<W> {
                 Some(10 + 2 * name.len() + escape_str_attribute(value.as_ref()?).len())
             })
             .sum();
-        (11 + 2 * tag + children) as u64
+        // "\n    <xhtml:link rel=\"alternate\" hreflang=\"…\" href=\"…\"></xhtml:link>"
+        let alternates: usize = entry
+            .alternates
+            .iter()
+            .map(|(lang, href)| {
+                66 + escape_str_attribute(lang).len() + escape_str_attribute(href).len()
+            })
+            .sum();
+        (11 + 2 * tag + children + alternates) as u64
     }
 
     /// Whether an entry of `len` bytes still fits within the byte limit, closing included.
@@ -126,6 +139,17 @@ impl<W: Write> Document<W> {
                 )?;
                 emit(&mut self.xml, XmlEvent::end_element())?;
             }
+        }
+        for (lang, href) in entry.alternates {
+            let (lang, href) = (escape_str_attribute(lang), escape_str_attribute(href));
+            let link = XmlEvent::start_element("xhtml:link")
+                .attr("rel", "alternate")
+                .attr("hreflang", &lang)
+                .attr("href", &href);
+            emit(&mut self.xml, link)?;
+            // Empty text keeps the end tag on the start tag's line.
+            emit(&mut self.xml, XmlEvent::characters(""))?;
+            emit(&mut self.xml, XmlEvent::end_element())?;
         }
         emit(&mut self.xml, XmlEvent::end_element())?;
         debug_assert_eq!(self.xml.inner_ref().bytes - before, self.entry_len(entry));
@@ -179,17 +203,19 @@ mod tests {
             lastmod,
             changefreq: None,
             priority: None,
+            alternates: &[],
         }
     }
 
     #[test]
     fn writes_children_in_protocol_order_and_escapes_loc() {
-        let mut doc = Document::new(Kind::Urlset, Vec::new()).unwrap();
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), true).unwrap();
         doc.write(&Entry {
             loc: "https://example.com/it's&more",
             lastmod: Some("2024-05-01"),
             changefreq: Some("daily"),
             priority: Some("0.8"),
+            alternates: &[("de".into(), "https://example.com/de/it's".into())],
         })
         .unwrap();
         doc.write(&entry("https://example.com/", None)).unwrap();
@@ -199,12 +225,13 @@ mod tests {
         assert_eq!(
             text,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-             <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n  \
+             <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\" xmlns:xhtml=\"http://www.w3.org/1999/xhtml\">\n  \
                <url>\n    \
                  <loc>https://example.com/it&apos;s&amp;more</loc>\n    \
                  <lastmod>2024-05-01</lastmod>\n    \
                  <changefreq>daily</changefreq>\n    \
-                 <priority>0.8</priority>\n  \
+                 <priority>0.8</priority>\n    \
+                 <xhtml:link rel=\"alternate\" hreflang=\"de\" href=\"https://example.com/de/it&apos;s\"></xhtml:link>\n  \
                </url>\n  \
                <url>\n    \
                  <loc>https://example.com/</loc>\n  \
@@ -215,10 +242,10 @@ mod tests {
 
     #[test]
     fn an_index_lists_sitemaps_and_sizes_are_exact() {
-        let mut doc = Document::new(Kind::Index, Vec::new()).unwrap();
+        let mut doc = Document::new(Kind::Index, Vec::new(), false).unwrap();
         let shard = entry("https://example.com/sitemap-1.xml", Some("2024-05-01"));
         let len = doc.entry_len(&shard);
-        let (empty, before) = Document::new(Kind::Index, Vec::new())
+        let (empty, before) = Document::new(Kind::Index, Vec::new(), false)
             .unwrap()
             .finish()
             .unwrap();

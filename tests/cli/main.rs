@@ -5,6 +5,7 @@ mod failures;
 mod files_from;
 mod generators;
 mod harness;
+mod heads;
 mod lastmod;
 mod mapping;
 mod split;

@@ -10,6 +10,7 @@ use std::process::Command;
 use xml::reader::{EventReader, XmlEvent};
 
 pub const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
+pub const XHTML: &str = "http://www.w3.org/1999/xhtml";
 const MAX_URLS: usize = 50_000;
 const MAX_BYTES: usize = 52_428_800;
 const CHANGEFREQS: &[&str] = &[
@@ -22,6 +23,8 @@ pub struct UrlRecord {
     pub lastmod: Option<String>,
     pub changefreq: Option<String>,
     pub priority: Option<String>,
+    /// `<xhtml:link rel="alternate" hreflang href>`: (hreflang, href).
+    pub alternates: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,10 +45,13 @@ impl Root {
         }
     }
 
-    fn schema(self) -> PathBuf {
-        schema(match self {
-            Root::Urlset => "sitemap.xsd",
-            Root::Index => "siteindex.xsd",
+    /// A urlset with hreflang alternates is checked against the sitemap schema combined
+    /// with our schema of `xhtml:link`.
+    fn schema(self, alternates: bool) -> PathBuf {
+        schema(match (self, alternates) {
+            (Root::Urlset, false) => "sitemap.xsd",
+            (Root::Urlset, true) => "sitemap-xhtml.xsd",
+            (Root::Index, _) => "siteindex.xsd",
         })
     }
 }
@@ -76,7 +82,8 @@ fn document(path: &Path, base: &str, root: Root) -> Vec<UrlRecord> {
         path
     };
     let urls = check(&bytes, base, root).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    xmllint(checked_path, &root.schema());
+    let alternates = urls.iter().any(|url| !url.alternates.is_empty());
+    xmllint(checked_path, &root.schema(alternates));
     urls
 }
 
@@ -148,14 +155,45 @@ pub fn check(bytes: &[u8], base: &str, root: Root) -> Result<Vec<UrlRecord>, Str
     if !text.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>") {
         return Err("no XML declaration with encoding UTF-8".into());
     }
-    let mut urls = Vec::new();
+    let mut urls: Vec<UrlRecord> = Vec::new();
     let mut path: Vec<String> = Vec::new();
     let mut text_buf = String::new();
     // Index into `children` of the last child seen.
     let mut last_child: Option<usize> = None;
+    let mut declares_xhtml = false;
     for event in EventReader::new(bytes) {
         match event.map_err(|e| format!("not well-formed: {e}"))? {
-            XmlEvent::StartElement { name, .. } => {
+            XmlEvent::StartElement {
+                name,
+                attributes,
+                namespace,
+            } => {
+                if path.is_empty() {
+                    declares_xhtml = namespace.get("xhtml") == Some(XHTML);
+                }
+                if root == Root::Urlset
+                    && path.len() == 2
+                    && name.namespace.as_deref() == Some(XHTML)
+                    && name.local_name == "link"
+                {
+                    let attr = |n: &str| {
+                        attributes
+                            .iter()
+                            .find(|a| a.name.local_name == n && a.name.namespace.is_none())
+                            .map(|a| a.value.clone())
+                    };
+                    if attr("rel").as_deref() != Some("alternate") {
+                        return Err("an xhtml:link without rel=\"alternate\"".into());
+                    }
+                    let (Some(lang), Some(href)) = (attr("hreflang"), attr("href")) else {
+                        return Err("an xhtml:link without hreflang and href".into());
+                    };
+                    check_loc(&href, base)?;
+                    urls.last_mut().unwrap().alternates.push((lang, href));
+                    last_child = Some(children.len());
+                    path.push("xhtml:link".into());
+                    continue;
+                }
                 if name.namespace.as_deref() != Some(NS) {
                     return Err(format!("element {} outside the sitemap namespace", name));
                 }
@@ -171,6 +209,7 @@ pub fn check(bytes: &[u8], base: &str, root: Root) -> Result<Vec<UrlRecord>, Str
                             return Err(format!("unknown element <{child}> in <{entry_name}>"));
                         };
                         if last_child.is_some_and(|last| last >= index) {
+                            // Also: a protocol child after an xhtml:link.
                             return Err(format!("<{child}> out of order or repeated"));
                         }
                         if index > 0 && last_child.is_none() {
@@ -188,6 +227,9 @@ pub fn check(bytes: &[u8], base: &str, root: Root) -> Result<Vec<UrlRecord>, Str
             XmlEvent::Characters(chars) => text_buf.push_str(&chars),
             XmlEvent::EndElement { .. } => {
                 let local = path.pop().unwrap();
+                if local == "xhtml:link" {
+                    continue;
+                }
                 if path.len() == 2 {
                     let url = urls.last_mut().unwrap();
                     let value = std::mem::take(&mut text_buf);
@@ -206,6 +248,11 @@ pub fn check(bytes: &[u8], base: &str, root: Root) -> Result<Vec<UrlRecord>, Str
     }
     if urls.is_empty() {
         return Err(format!("no <{entry_name}> (the XSD requires one)"));
+    }
+    // Declared on the root, not element by element. (A shard may declare it unused: the
+    // namespace is declared on every shard of a sitemap that has alternates anywhere.)
+    if urls.iter().any(|url| !url.alternates.is_empty()) && !declares_xhtml {
+        return Err("xhtml:link without the xhtml namespace declared on the root".into());
     }
     if urls.len() > MAX_URLS {
         return Err(format!("{} URLs, more than {MAX_URLS}", urls.len()));
