@@ -9,6 +9,9 @@ use anyhow::Result;
 use crate::report::Report;
 use crate::spool::Record;
 
+/// Filled in two steps: `add` sees every URL as it is decided and keeps only the pages that
+/// name alternates; `list` is given every URL once they are all known, and only if some page
+/// named alternates, so a site without any pays nothing.
 #[derive(Debug, Default)]
 pub struct Links {
     listed: HashSet<u64>,
@@ -25,13 +28,20 @@ fn key(url: &str) -> u64 {
 }
 
 impl Links {
-    /// Records a URL of the sitemap and the alternates its page names.
+    /// Records the alternates a page names.
     pub fn add(&mut self, record: &Record) {
+        if record.alternates.is_empty() {
+            return;
+        }
         let page = key(&record.loc);
-        self.listed.insert(page);
         for (_, href) in &record.alternates {
             self.named.insert((page, key(href)));
         }
+    }
+
+    /// Records a URL of the sitemap.
+    pub fn list(&mut self, loc: &str) {
+        self.listed.insert(key(loc));
     }
 
     /// Whether any page names alternates (and so the XHTML namespace is needed).

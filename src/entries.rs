@@ -1,20 +1,27 @@
 //! The candidate files: a walk of DIR or a given list, both in the same order, filtered by the
 //! rules into pages. The order is depth first, each directory's names ordered by `sort_key`.
+//!
+//! The finding (directory reads, rules, one stat per page: mostly kernel time) runs on its
+//! own thread, ahead of the caller's work on each page, and hands over what it found in
+//! batches, in order.
 
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Read};
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread;
 
 use anyhow::{Context, Result, anyhow, bail};
 use globset::Candidate;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use walkdir::WalkDir;
 
 use crate::config::{Config, ListFrom, Source};
-use crate::report::Report;
-use crate::rules::Skip;
+use crate::report::{Report, Verbosity};
+use crate::rules::{Skip, split_name};
 
 /// A file that the rules made a page.
 pub struct Page<'a> {
@@ -34,44 +41,266 @@ pub fn visit(
     report: &mut Report,
     mut on_page: impl FnMut(&Page, &mut Report) -> Result<()>,
 ) -> Result<()> {
-    match &config.source {
-        Source::Walk { follow } => walk(config, *follow, report, &mut on_page),
-        Source::List { from, separator } => list(config, from, *separator, report, &mut on_page),
-    }
+    thread::scope(|scope| {
+        let (sender, receiver) = sync_channel(BATCHES_AHEAD);
+        let finder = scope.spawn(move || {
+            let mut finder = Finder {
+                config,
+                verbose: config.verbosity == Verbosity::Verbose,
+                stats: Stats::default(),
+                batch: Vec::with_capacity(BATCH),
+                sender,
+            };
+            let found = match &config.source {
+                Source::Walk { follow } => finder.walk(*follow),
+                Source::List { from, separator } => finder.list(from, *separator),
+            };
+            found.and_then(|()| finder.flush())
+        });
+        // The receiver goes with `consume`: a failed consumer stops the finder at its next send.
+        let consumed = consume(receiver, report, &mut on_page);
+        let found = finder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        consumed.and(found)
+    })
 }
 
-type OnPage<'f> = dyn FnMut(&Page, &mut Report) -> Result<()> + 'f;
+const BATCH: usize = 512;
+const BATCHES_AHEAD: usize = 8;
 
-fn walk(config: &Config, follow: bool, report: &mut Report, on_page: &mut OnPage) -> Result<()> {
-    let root = &config.root;
-    let mut entries = WalkDir::new(root)
-        .follow_links(follow)
-        .sort_by(|a, b| sort_key(a.file_name()).cmp(&sort_key(b.file_name())))
-        .min_depth(1)
-        .into_iter();
-    while let Some(next) = entries.next() {
-        let entry = match next {
-            Ok(entry) => entry,
-            Err(err) => {
-                walk_error(config, err, report, on_page)?;
-                continue;
+/// What the finder found, in order.
+enum Found {
+    Page {
+        rel: PathBuf,
+        path: PathBuf,
+        size: u64,
+        mtime: i64,
+    },
+    /// A file that is not a page; named (with the reason) only when -v will print it.
+    Excluded(Option<(PathBuf, String)>),
+    /// A directory or file passed over uncounted; sent only for -v.
+    Skipped(PathBuf, String),
+    Warning(String, &'static str),
+}
+
+fn consume(
+    receiver: Receiver<Vec<Found>>,
+    report: &mut Report,
+    on_page: &mut impl FnMut(&Page, &mut Report) -> Result<()>,
+) -> Result<()> {
+    for batch in receiver {
+        for found in batch {
+            match found {
+                Found::Page {
+                    rel,
+                    path,
+                    size,
+                    mtime,
+                } => {
+                    let candidate = Candidate::new(&rel);
+                    let page = Page {
+                        rel: &rel,
+                        path: &path,
+                        candidate: &candidate,
+                        size,
+                        mtime,
+                    };
+                    on_page(&page, report)?;
+                }
+                Found::Excluded(Some((rel, why))) => report.excluded(&rel, why),
+                Found::Excluded(None) => report.excluded_unnamed(),
+                Found::Skipped(rel, why) => report.skipped(&rel, why),
+                Found::Warning(problem, consequence) => report.warn(problem, consequence)?,
             }
-        };
-        let rel = relative(root, entry.path());
-        if entry.file_type().is_dir() {
-            if let Some(why) = config.rules.skip_dir(rel) {
-                report.skipped(rel, why);
-                entries.skip_current_dir();
-            }
-            continue;
         }
-        if entry.path_is_symlink() && is_dir_symlink(entry.path()) {
-            report.skipped(rel, DIR_SYMLINK);
-            continue;
-        }
-        consider_file(config, rel, entry.path(), report, on_page)?;
     }
     Ok(())
+}
+
+/// The finding side: walks or reads the list, applies the rules, stats the pages.
+struct Finder<'c> {
+    config: &'c Config,
+    verbose: bool,
+    stats: Stats,
+    batch: Vec<Found>,
+    sender: SyncSender<Vec<Found>>,
+}
+
+impl Finder<'_> {
+    fn send(&mut self, found: Found) -> Result<()> {
+        self.batch.push(found);
+        if self.batch.len() == BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        // A closed channel means the consumer failed; its error is the one to report.
+        self.sender
+            .send(batch)
+            .map_err(|_| anyhow!("the walk was stopped"))
+    }
+
+    fn excluded(&mut self, rel: &Path, why: impl std::fmt::Display) -> Result<()> {
+        let named = self.verbose.then(|| (rel.to_path_buf(), why.to_string()));
+        self.send(Found::Excluded(named))
+    }
+
+    fn skipped(&mut self, rel: &Path, why: impl std::fmt::Display) -> Result<()> {
+        if self.verbose {
+            self.send(Found::Skipped(rel.to_path_buf(), why.to_string()))?;
+        }
+        Ok(())
+    }
+
+    fn warn(&mut self, problem: String, consequence: &'static str) -> Result<()> {
+        self.send(Found::Warning(problem, consequence))
+    }
+
+    fn walk(&mut self, follow: bool) -> Result<()> {
+        let root = &self.config.root;
+        let mut entries = WalkDir::new(root)
+            .follow_links(follow)
+            .sort_by(|a, b| sort_key(a.file_name()).cmp(&sort_key(b.file_name())))
+            .min_depth(1)
+            .into_iter();
+        while let Some(next) = entries.next() {
+            let entry = match next {
+                Ok(entry) => entry,
+                Err(err) => {
+                    self.walk_error(err)?;
+                    continue;
+                }
+            };
+            let rel = relative(root, entry.path());
+            if entry.file_type().is_dir() {
+                if let Some(why) = self.config.rules.skip_dir(rel) {
+                    self.skipped(rel, why)?;
+                    entries.skip_current_dir();
+                }
+                continue;
+            }
+            if entry.path_is_symlink() && is_dir_symlink(entry.path()) {
+                self.skipped(rel, DIR_SYMLINK)?;
+                continue;
+            }
+            self.consider_file(rel, entry.path())?;
+        }
+        Ok(())
+    }
+
+    /// A symlink loop or a dangling symlink costs one entry (a warning); anything else the
+    /// walk cannot read is an error: a silently missing subtree is worse than no new sitemap.
+    fn walk_error(&mut self, err: walkdir::Error) -> Result<()> {
+        let root = &self.config.root;
+        let path = err.path().unwrap_or(root).to_path_buf();
+        if let Some(ancestor) = err.loop_ancestor() {
+            let problem = format!(
+                "symlink loop: {} leads back to {}",
+                path.display(),
+                ancestor.display()
+            );
+            return self.warn(problem, "not followed");
+        }
+        let is_symlink = fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_symlink());
+        let dangling = err.io_error().map(io::Error::kind) == Some(io::ErrorKind::NotFound);
+        if is_symlink && dangling {
+            // Under -L the walk stats link targets itself; judge the link like any other file.
+            return self.consider_file(relative(root, &path), &path);
+        }
+        let source = err
+            .into_io_error()
+            .map_or_else(|| anyhow!("cannot be walked"), anyhow::Error::from);
+        Err(source.context(format!("cannot read {}", path.display())))
+    }
+
+    fn consider_file(&mut self, rel: &Path, path: &Path) -> Result<()> {
+        let candidate = Candidate::new(rel);
+        match self.config.rules.skip_file(rel, &candidate) {
+            None => {}
+            Some(Skip::OwnOutput) => return self.skipped(rel, Skip::OwnOutput),
+            Some(why) => return self.excluded(rel, why),
+        }
+        let meta = match self.stats.stat(path) {
+            Ok(meta) => meta,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                self.excluded(rel, "gone")?;
+                let what = match fs::symlink_metadata(path) {
+                    Ok(_) => "is a dangling symlink",
+                    Err(_) => "vanished while the site was being read",
+                };
+                return self.warn(format!("{} {what}", rel.display()), "not listed");
+            }
+            Err(err) => {
+                return Err(err).with_context(|| format!("cannot read {}", path.display()));
+            }
+        };
+        if FileType::from_raw_mode(meta.st_mode) != FileType::RegularFile {
+            return self.excluded(rel, "not a regular file");
+        }
+        self.send(Found::Page {
+            rel: rel.to_path_buf(),
+            path: path.to_path_buf(),
+            size: meta.st_size as u64,
+            mtime: meta.st_mtime,
+        })
+    }
+
+    fn list(&mut self, from: &ListFrom, separator: u8) -> Result<()> {
+        let data = match from {
+            ListFrom::Stdin => {
+                let mut data = Vec::new();
+                io::stdin()
+                    .read_to_end(&mut data)
+                    .context("cannot read the file list from standard input")?;
+                data
+            }
+            ListFrom::File(path) => fs::read(path)
+                .with_context(|| format!("cannot read the file list {}", path.display()))?,
+        };
+        let root = &self.config.root;
+        let roots = [root.canonicalize()?, std::path::absolute(root)?];
+        let mut rels = data
+            .split(|&byte| byte == separator)
+            .filter(|item| !item.is_empty())
+            .map(|item| inside_root(Path::new(OsStr::from_bytes(item)), &roots))
+            .collect::<Result<Vec<_>>>()?;
+        // DIR itself (`find .` lists `.`) is a directory, not a page.
+        rels.retain(|rel| !rel.as_os_str().is_empty());
+        rels.sort_by(|a, b| a.iter().map(sort_key).cmp(b.iter().map(sort_key)));
+        rels.dedup();
+
+        let mut dir_skip: Option<(PathBuf, Option<String>)> = None;
+        for rel in &rels {
+            let path = root.join(rel);
+            let meta = match fs::symlink_metadata(&path) {
+                Ok(meta) => meta,
+                Err(err) => bail!("listed file {} cannot be read: {err}", path.display()),
+            };
+            let dir = rel.parent().unwrap_or(Path::new(""));
+            if dir_skip.as_ref().is_none_or(|(cached, _)| cached != dir) {
+                dir_skip = Some((dir.to_path_buf(), skipped_ancestor(self.config, dir)));
+            }
+            if let Some((_, Some(why))) = &dir_skip {
+                let why = why.clone();
+                self.excluded(rel, why)?;
+                continue;
+            }
+            if meta.is_dir() {
+                self.skipped(rel, "a directory")?;
+                continue;
+            }
+            if meta.is_symlink() && is_dir_symlink(&path) {
+                self.skipped(rel, DIR_SYMLINK)?;
+                continue;
+            }
+            self.consider_file(rel, &path)?;
+        }
+        Ok(())
+    }
 }
 
 const DIR_SYMLINK: &str = "a symlink to a directory (use -L to enter it)";
@@ -80,88 +309,37 @@ fn is_dir_symlink(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|meta| meta.is_dir())
 }
 
-/// A symlink loop or a dangling symlink costs one entry (a warning); anything else the walk
-/// cannot read is an error: a silently missing subtree is worse than no new sitemap.
-fn walk_error(
-    config: &Config,
-    err: walkdir::Error,
-    report: &mut Report,
-    on_page: &mut OnPage,
-) -> Result<()> {
-    let path = err.path().unwrap_or(&config.root).to_path_buf();
-    if let Some(ancestor) = err.loop_ancestor() {
-        return report.warn(
-            format!(
-                "symlink loop: {} leads back to {}",
-                path.display(),
-                ancestor.display()
-            ),
-            "not followed",
-        );
-    }
-    let is_symlink = fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_symlink());
-    let dangling = err.io_error().map(io::Error::kind) == Some(io::ErrorKind::NotFound);
-    if is_symlink && dangling {
-        // Under -L the walk stats link targets itself; judge the link like any other file.
-        return consider_file(
-            config,
-            relative(&config.root, &path),
-            &path,
-            report,
-            on_page,
-        );
-    }
-    let source = err
-        .into_io_error()
-        .map_or_else(|| anyhow!("cannot be walked"), anyhow::Error::from);
-    Err(source.context(format!("cannot read {}", path.display())))
+/// Stats files (following symlinks) through a descriptor of their directory, as find does:
+/// one short lookup per file instead of a lookup of every component of its path.
+#[derive(Default)]
+struct Stats {
+    dir: Option<(PathBuf, OwnedFd)>,
 }
 
-fn consider_file(
-    config: &Config,
-    rel: &Path,
-    path: &Path,
-    report: &mut Report,
-    on_page: &mut OnPage,
-) -> Result<()> {
-    let candidate = Candidate::new(rel);
-    match config.rules.skip_file(rel, &candidate) {
-        None => {}
-        Some(Skip::OwnOutput) => {
-            report.skipped(rel, Skip::OwnOutput);
-            return Ok(());
+impl Stats {
+    fn stat(&mut self, path: &Path) -> io::Result<rustix::fs::Stat> {
+        let (dir, name) = split_name(path);
+        let dir = match dir {
+            b"" if path.has_root() => b"/".as_slice(),
+            b"" => b".",
+            dir => dir,
+        };
+        if self
+            .dir
+            .as_ref()
+            .is_none_or(|(cached, _)| cached.as_os_str().as_bytes() != dir)
+        {
+            let dir = Path::new(OsStr::from_bytes(dir));
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            self.dir = Some((
+                dir.to_path_buf(),
+                rustix::fs::open(dir, flags, Mode::empty())?,
+            ));
         }
-        Some(why) => {
-            report.excluded(rel, why);
-            return Ok(());
-        }
+        let name = OsStr::from_bytes(name);
+        let (_, fd) = self.dir.as_ref().expect("opened above");
+        Ok(rustix::fs::statat(fd, name, AtFlags::empty())?)
     }
-    let meta = match fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => {
-            report.excluded(rel, "gone");
-            let what = match fs::symlink_metadata(path) {
-                Ok(_) => "is a dangling symlink",
-                Err(_) => "vanished while the site was being read",
-            };
-            return report.warn(format!("{} {what}", rel.display()), "not listed");
-        }
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
-    };
-    if !meta.is_file() {
-        report.excluded(rel, "not a regular file");
-        return Ok(());
-    }
-    on_page(
-        &Page {
-            rel,
-            path,
-            candidate: &candidate,
-            size: meta.len(),
-            mtime: meta.mtime(),
-        },
-        report,
-    )
 }
 
 /// Orders the names of one directory: index.html, index.htm, then the rest byte-wise. So a
@@ -176,76 +354,19 @@ fn sort_key(name: &OsStr) -> (u8, &[u8]) {
     (rank, name)
 }
 
+/// `path` relative to `root`: the walk's paths are `root` joined with names.
 fn relative<'a>(root: &Path, path: &'a Path) -> &'a Path {
-    path.strip_prefix(root)
-        .expect("the walk yields paths under its root")
+    let rest = &path.as_os_str().as_bytes()[root.as_os_str().len()..];
+    Path::new(OsStr::from_bytes(rest.strip_prefix(b"/").unwrap_or(rest)))
 }
 
-fn list(
-    config: &Config,
-    from: &ListFrom,
-    separator: u8,
-    report: &mut Report,
-    on_page: &mut OnPage,
-) -> Result<()> {
-    let data = match from {
-        ListFrom::Stdin => {
-            let mut data = Vec::new();
-            io::stdin()
-                .read_to_end(&mut data)
-                .context("cannot read the file list from standard input")?;
-            data
-        }
-        ListFrom::File(path) => fs::read(path)
-            .with_context(|| format!("cannot read the file list {}", path.display()))?,
-    };
-    let root = &config.root;
-    let roots = [root.canonicalize()?, std::path::absolute(root)?];
-    let mut rels = data
-        .split(|&byte| byte == separator)
-        .filter(|item| !item.is_empty())
-        .map(|item| inside_root(Path::new(OsStr::from_bytes(item)), &roots))
-        .collect::<Result<Vec<_>>>()?;
-    // DIR itself (`find .` lists `.`) is a directory, not a page.
-    rels.retain(|rel| !rel.as_os_str().is_empty());
-    rels.sort_by(|a, b| a.iter().map(sort_key).cmp(b.iter().map(sort_key)));
-    rels.dedup();
-
-    let mut dir_skip: Option<(PathBuf, Option<(PathBuf, Skip)>)> = None;
-    for rel in &rels {
-        let path = root.join(rel);
-        let meta = match fs::symlink_metadata(&path) {
-            Ok(meta) => meta,
-            Err(err) => bail!("listed file {} cannot be read: {err}", path.display()),
-        };
-        let dir = rel.parent().unwrap_or(Path::new(""));
-        if dir_skip.as_ref().is_none_or(|(cached, _)| cached != dir) {
-            dir_skip = Some((dir.to_path_buf(), skipped_ancestor(config, dir)));
-        }
-        if let Some((_, Some((ancestor, why)))) = &dir_skip {
-            report.excluded(rel, format!("inside {}: {why}", ancestor.display()));
-            continue;
-        }
-        if meta.is_dir() {
-            report.skipped(rel, "a directory");
-            continue;
-        }
-        if meta.is_symlink() && is_dir_symlink(&path) {
-            report.skipped(rel, DIR_SYMLINK);
-            continue;
-        }
-        consider_file(config, rel, &path, report, on_page)?;
-    }
-    Ok(())
-}
-
-/// The first directory above a listed file that the walk would not have entered.
-fn skipped_ancestor<'c>(config: &'c Config, dir: &Path) -> Option<(PathBuf, Skip<'c>)> {
+/// Why the walk would not have entered a directory above a listed file, if it would not.
+fn skipped_ancestor(config: &Config, dir: &Path) -> Option<String> {
     let mut ancestor = PathBuf::new();
     for component in dir.components() {
         ancestor.push(component);
         if let Some(why) = config.rules.skip_dir(&ancestor) {
-            return Some((ancestor, why));
+            return Some(format!("inside {}: {why}", ancestor.display()));
         }
     }
     None

@@ -152,8 +152,13 @@ impl<'c> Dater<'c> {
         })
     }
 
-    /// The lastmod of `page`, whose URL path under the base is `key`.
-    pub fn date(&mut self, page: &Page, key: &str, report: &mut Report) -> Result<Option<String>> {
+    /// The lastmod of `page`, whose URL path under the base is `url_path`.
+    pub fn date(
+        &mut self,
+        page: &Page,
+        url_path: &str,
+        report: &mut Report,
+    ) -> Result<Option<String>> {
         let Dater {
             mode,
             clamp,
@@ -163,7 +168,7 @@ impl<'c> Dater<'c> {
         let fresh = |report: &mut Report| fresh_date(mode, *clamp, git.as_ref(), page, report);
         match frozen {
             None => fresh(report),
-            Some(frozen) => frozen.date(page, key, report, fresh),
+            Some(frozen) => frozen.date(page, &format!("/{url_path}"), report, fresh),
         }
     }
 

@@ -104,7 +104,7 @@ pub fn run(config: &Config) -> Result<()> {
             );
         }
         let record = Record {
-            lastmod: dater.date(page, &format!("/{}", page_path.path), report)?,
+            lastmod: dater.date(page, &page_path.path, report)?,
             changefreq: config.rules.changefreq(page.candidate).map(String::from),
             priority: config.rules.priority(page.candidate).map(String::from),
             alternates,
@@ -128,7 +128,7 @@ pub fn run(config: &Config) -> Result<()> {
     if let (Some(limit), Some(churn)) = (config.max_churn, churn) {
         check_churn(limit, churn)?;
     }
-    let done = write_shards(config, spool, &links, &mut report)?;
+    let done = write_shards(config, spool, links, &mut report)?;
     let shards = done.len();
     publish(config, dater.into_records(), done)?;
     if let Destination::File(files) = &config.destination {
@@ -202,13 +202,18 @@ fn judge_head(
 /// The second pass: the spooled URLs into one document, or shards.
 fn write_shards(
     config: &Config,
-    spool: Spool,
-    links: &Links,
+    mut spool: Spool,
+    mut links: Links,
     report: &mut Report,
 ) -> Result<Vec<Done>> {
     let destination = config.destination.describe();
     let write_context = || format!("cannot write {destination}");
     let xhtml = links.any();
+    if xhtml {
+        for record in spool.replay()? {
+            links.list(&record?.loc);
+        }
+    }
     let mut done = Vec::new();
     let mut shard = Shard::open(config, xhtml)?;
     for record in spool.replay()? {

@@ -57,6 +57,11 @@ impl Report {
         self.skipped(rel, why);
     }
 
+    /// The same, when -v is off and so neither the file nor the reason is printed.
+    pub fn excluded_unnamed(&mut self) {
+        self.excluded += 1;
+    }
+
     /// A page left out for what its head says.
     pub fn left_out(&mut self, rel: &Path, why: LeftOut, detail: impl Display) {
         self.left_out[why as usize] += 1;

@@ -4,6 +4,7 @@
 //! matches a name at any depth, a glob with `/` is anchored at DIR, a final `/` matches
 //! directories only, and a directory that matches an exclude (or `dir/**`) is not entered.
 
+use std::ffi::OsStr;
 use std::fmt;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -167,10 +168,11 @@ impl Rules {
 
     /// Whether file `rel` is left out. Its directories are checked by `skip_dir`.
     pub fn skip_file(&self, rel: &Path, candidate: &Candidate) -> Option<Skip<'_>> {
-        if self.is_own_output(rel) || is_temp_file(rel) {
+        let (dir, name) = split_name(rel);
+        if self.is_own_output(dir, name) || is_temp_file(name) {
             return Some(Skip::OwnOutput);
         }
-        if !self.hidden && is_hidden(rel) {
+        if !self.hidden && name.starts_with(b".") {
             return Some(Skip::Hidden);
         }
         if let Some(skip) = first_exclude(&self.exclude, &self.exclude_globs, candidate) {
@@ -183,9 +185,9 @@ impl Rules {
     }
 
     /// The output, or a shard of it: an earlier run's files are not pages either.
-    fn is_own_output(&self, rel: &Path) -> bool {
-        self.own_output.as_ref().is_some_and(|(dir, files)| {
-            rel.parent() == Some(dir.as_path()) && rel.file_name().is_some_and(|n| files.is_ours(n))
+    fn is_own_output(&self, dir: &[u8], name: &[u8]) -> bool {
+        self.own_output.as_ref().is_some_and(|(own_dir, files)| {
+            own_dir.as_os_str().as_bytes() == dir && files.is_ours(OsStr::from_bytes(name))
         })
     }
 
@@ -211,15 +213,21 @@ fn first_exclude<'a>(
 }
 
 fn is_hidden(rel: &Path) -> bool {
-    rel.file_name()
-        .is_some_and(|name| name.as_bytes().starts_with(b"."))
+    split_name(rel).1.starts_with(b".")
 }
 
-fn is_temp_file(rel: &Path) -> bool {
-    rel.file_name().is_some_and(|name| {
-        let name = name.as_bytes();
-        name.starts_with(TEMP_PREFIX.as_bytes()) && name.ends_with(TEMP_SUFFIX.as_bytes())
-    })
+fn is_temp_file(name: &[u8]) -> bool {
+    name.starts_with(TEMP_PREFIX.as_bytes()) && name.ends_with(TEMP_SUFFIX.as_bytes())
+}
+
+/// A relative path's directory and name, as bytes (the walk's paths need no normalising,
+/// and `Path::parent` costs a component parse on every file).
+pub fn split_name(rel: &Path) -> (&[u8], &[u8]) {
+    let bytes = rel.as_os_str().as_bytes();
+    match bytes.iter().rposition(|&b| b == b'/') {
+        Some(slash) => (&bytes[..slash], &bytes[slash + 1..]),
+        None => (&[], bytes),
+    }
 }
 
 /// Compiles a glob with .gitignore anchoring: one without `/` matches at any depth.

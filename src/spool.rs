@@ -33,24 +33,25 @@ impl Spool {
     }
 
     pub fn push(&mut self, record: &Record) -> io::Result<()> {
-        let optional = |value: &Option<String>| value.clone().unwrap_or_default();
-        write!(
-            self.out,
-            "{}\t{}\t{}\t{}",
-            record.loc,
-            optional(&record.lastmod),
-            optional(&record.changefreq),
-            optional(&record.priority)
-        )?;
+        self.out.write_all(record.loc.as_bytes())?;
+        for field in [&record.lastmod, &record.changefreq, &record.priority] {
+            self.out.write_all(b"\t")?;
+            self.out
+                .write_all(field.as_deref().unwrap_or_default().as_bytes())?;
+        }
         for (lang, href) in &record.alternates {
-            write!(self.out, "\t{lang}\t{href}")?;
+            for field in [lang, href] {
+                self.out.write_all(b"\t")?;
+                self.out.write_all(field.as_bytes())?;
+            }
         }
         self.out.write_all(b"\n")
     }
 
-    /// The records in the order they were pushed.
-    pub fn replay(self) -> Result<impl Iterator<Item = Result<Record>>> {
-        let mut file = self.out.into_inner().map_err(|e| e.into_error())?;
+    /// The records in the order they were pushed (once all are pushed; as often as needed).
+    pub fn replay(&mut self) -> Result<impl Iterator<Item = Result<Record>> + '_> {
+        self.out.flush()?;
+        let mut file = self.out.get_ref();
         file.seek(SeekFrom::Start(0))?;
         Ok(BufReader::with_capacity(256 * 1024, file)
             .lines()

@@ -171,17 +171,20 @@ impl Dedup {
     /// Records `page` for `rel`; returns the earlier file if the URL is already taken.
     pub fn claim(&mut self, rel: &Path, page: &PagePath) -> Option<PathBuf> {
         let dir = rel.parent().unwrap_or(Path::new(""));
-        if dir != self.current_dir {
+        // Most pages share the previous page's directory: compare bytes before components.
+        if dir.as_os_str() != self.current_dir.as_os_str() {
             let common = dir
                 .components()
                 .zip(self.current_dir.components())
                 .take_while(|(a, b)| a == b)
                 .count();
             self.levels.truncate(common + 1);
+            self.levels
+                .resize_with(dir.components().count() + 1, HashMap::new);
             self.current_dir = dir.to_path_buf();
+        } else if self.levels.is_empty() {
+            self.levels.push(HashMap::new());
         }
-        let depth = dir.components().count();
-        self.levels.resize_with(depth + 1, HashMap::new);
         let seen = &mut self.levels[page.collision_depth];
         match seen.get(&page.path) {
             Some(first) => Some(first.clone()),

@@ -180,6 +180,11 @@ impl Cmd {
         self
     }
 
+    pub fn current_dir(&mut self, dir: &Path) -> &mut Cmd {
+        self.command.current_dir(dir);
+        self
+    }
+
     pub fn env(&mut self, key: &str, value: &str) -> &mut Cmd {
         self.command.env(key, value);
         self

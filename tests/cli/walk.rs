@@ -164,3 +164,23 @@ fn summary_quiet_and_verbose() {
         .success()
         .stderr_has(&["sitemapgen: skip style.css: matches no --include glob"]);
 }
+
+#[test]
+fn dir_may_be_given_in_any_spelling() {
+    let site = Site::with_pages(&["index.html", "a/b.html", "a/.c.html"]);
+    site.run(&["-o", "-", "--lastmod", "none"]).success();
+    let expected = site.run(&["-o", "-", "--lastmod", "none"]).0.stdout;
+    for dir in ["site", "site/", "./site", "site/../site", "site//"] {
+        let run = crate::harness::Cmd::new()
+            .current_dir(site.outside())
+            .args(["-b", BASE, "-o", "-", "--lastmod", "none", dir])
+            .run();
+        run.success();
+        assert_eq!(run.stdout(), expected.as_slice(), "DIR {dir}");
+    }
+    let run = crate::harness::Cmd::new()
+        .current_dir(&site.root)
+        .args(["-b", BASE, "-o", "-", "--lastmod", "none", "."])
+        .run();
+    assert_eq!(run.stdout(), expected.as_slice(), "DIR .");
+}
