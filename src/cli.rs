@@ -15,16 +15,18 @@ use clap::Parser;
         base URL plus the page's path, percent-encoded byte for byte. <lastmod> comes from the \
         file's mtime unless --lastmod says otherwise. The sitemap is written atomically: a \
         failed run leaves the previous one untouched.",
-    after_help = "Exit status: 0 success, 1 runtime failure, 2 usage or configuration error."
+    after_help = "Settings may also come from sitemapgen.toml (see --config); flags win.\n\
+        Exit status: 0 success, 1 runtime failure (or --check found a difference), 2 usage or \
+        configuration error."
 )]
 pub struct Cli {
-    /// The site's build folder (e.g. public/, _site/, site/)
+    /// The site's build folder (e.g. public/, _site/, site/); required, here or in the config
     #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    pub dir: Option<PathBuf>,
 
-    /// Public URL of DIR: http or https with a host, optionally a path prefix
+    /// Public URL of DIR: http or https with a host, optionally a path prefix; required
     #[arg(short = 'b', long, value_name = "URL")]
-    pub base_url: String,
+    pub base_url: Option<String>,
 
     /// Where to write the sitemap [default: DIR/sitemap.xml]; `-` writes to standard output
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -33,6 +35,19 @@ pub struct Cli {
     /// Compress every file written with gzip [default output: DIR/sitemap.xml.gz]
     #[arg(long)]
     pub gzip: bool,
+
+    /// xml, or txt (one URL per line) [default output: DIR/sitemap.txt]
+    #[arg(long, value_name = "FORMAT", default_value = "xml")]
+    pub format: String,
+
+    /// Compare the sitemap with the one on disk instead of writing it: exit 0 if identical,
+    /// 1 if not (with a summary of the difference)
+    #[arg(long)]
+    pub check: bool,
+
+    /// Add `Sitemap: URL` for the output to DIR/robots.txt (created if absent)
+    #[arg(long)]
+    pub robots: bool,
 
     /// Split into a sitemap index and shards past N URLs per file (the protocol's limit is
     /// 50,000; past 50 MiB a file is split anyway)
@@ -117,4 +132,16 @@ pub struct Cli {
     /// Print every excluded path and why
     #[arg(short = 'v', long)]
     pub verbose: bool,
+
+    /// Read settings from FILE [default: sitemapgen.toml in the current directory, if any]
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore sitemapgen.toml
+    #[arg(long)]
+    pub no_config: bool,
+
+    /// Print a completion script for SHELL (bash, zsh or fish) and exit
+    #[arg(long, value_name = "SHELL", exclusive = true)]
+    pub completions: Option<clap_complete::Shell>,
 }

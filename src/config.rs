@@ -37,6 +37,12 @@ pub struct Config {
     /// `"sub/"`), when the output lies inside DIR: what shards' URLs are made of.
     pub output_url_dir: Option<String>,
     pub gzip: bool,
+    /// --format txt: a URL per line.
+    pub text: bool,
+    /// --check: compare with the files on disk, write nothing.
+    pub check: bool,
+    /// --robots: name the sitemap in DIR/robots.txt.
+    pub robots: bool,
     pub max_urls: usize,
     pub rules: Rules,
     pub mapping: Mapping,
@@ -70,7 +76,14 @@ pub enum ListFrom {
 
 impl Config {
     pub fn from_cli(cli: Cli) -> Result<Self> {
-        let base = BaseUrl::parse(&cli.base_url)?;
+        let hint = "(on the command line, or in sitemapgen.toml)";
+        let Some(base_url) = &cli.base_url else {
+            bail!("--base-url is required {hint}");
+        };
+        let Some(dir) = cli.dir.clone() else {
+            bail!("DIR is required {hint}");
+        };
+        let base = BaseUrl::parse(base_url)?;
         let lastmod = LastmodMode::parse(&cli.lastmod)?;
         if lastmod == LastmodMode::Omit && cli.state.is_some() {
             bail!("--state keeps dates, and --lastmod none writes none: drop one of them");
@@ -87,32 +100,44 @@ impl Config {
             bail!("--max-churn {percent} is not a percentage from 0 to 100");
         }
         let digest = DigestRules::new(&cli.digest_ignore)?;
-        match fs::metadata(&cli.dir) {
+        match fs::metadata(&dir) {
             Ok(meta) if meta.is_dir() => {}
-            Ok(_) => bail!("DIR {} is not a directory", cli.dir.display()),
-            Err(err) => bail!("DIR {}: {err}", cli.dir.display()),
+            Ok(_) => bail!("DIR {} is not a directory", dir.display()),
+            Err(err) => bail!("DIR {}: {err}", dir.display()),
         }
-        let default_name = if cli.gzip {
-            "sitemap.xml.gz"
-        } else {
-            "sitemap.xml"
+        let text = match cli.format.as_str() {
+            "xml" => false,
+            "txt" => true,
+            other => bail!("--format {other:?} is not xml or txt"),
         };
+        let default_name = format!(
+            "sitemap.{}{}",
+            if text { "txt" } else { "xml" },
+            if cli.gzip { ".gz" } else { "" }
+        );
         let destination = match cli.output {
             Some(path) if path.as_os_str() == "-" => Destination::Stdout,
-            Some(path) => Destination::File(Files::new(output_file(path)?, cli.gzip)),
+            Some(path) => Destination::File(Files::new(output_file(path)?, text, cli.gzip)),
             None => Destination::File(Files::new(
-                output_file(cli.dir.join(default_name))?,
+                output_file(dir.join(default_name))?,
+                text,
                 cli.gzip,
             )),
         };
         let own_output = match &destination {
-            Destination::File(files) => path_inside(&cli.dir, files.dir()).map(|dir| (dir, files)),
+            Destination::File(files) => path_inside(&dir, files.dir()).map(|dir| (dir, files)),
             Destination::Stdout => None,
         };
         let output_url_dir = own_output.as_ref().map(|(dir, _)| {
             let path = encode_path(dir);
             if path.is_empty() { path } else { path + "/" }
         });
+        if cli.check && destination == Destination::Stdout {
+            bail!("--check compares with the files on disk, and -o - names none");
+        }
+        if cli.robots && output_url_dir.is_none() {
+            bail!("--robots needs the output inside DIR, where it has a public URL");
+        }
         let rules = Rules::new(&RuleSpec {
             includes: &cli.include,
             excludes: &cli.exclude,
@@ -137,11 +162,14 @@ impl Config {
             _ => Verbosity::Normal,
         };
         Ok(Config {
-            root: cli.dir,
+            root: dir,
             base,
             destination,
             output_url_dir,
             gzip: cli.gzip,
+            text,
+            check: cli.check,
+            robots: cli.robots,
             max_urls: cli.max_urls as usize,
             rules,
             mapping: Mapping {

@@ -4,7 +4,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, Permissions};
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -36,54 +36,63 @@ impl Destination {
 }
 
 /// The files a run may write: the output itself and, when the sitemap is split, the shards
-/// `STEM-1.xml`, `STEM-2.xml`, … beside it (`.xml.gz` with --gzip), STEM being the output's
-/// name without `.xml`/`.xml.gz`.
+/// `STEM-1.xml`, `STEM-2.xml`, … beside it (`.txt` for text sitemaps, `.gz` added with
+/// --gzip), STEM being the output's name without those extensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Files {
     pub target: PathBuf,
     dir: PathBuf,
     stem: Vec<u8>,
-    gzip: bool,
+    extension: &'static str,
 }
 
+/// Every extension our shards may have, from this run or an earlier one.
+const EXTENSIONS: &[&str] = &[".xml.gz", ".xml", ".txt.gz", ".txt"];
+
 impl Files {
-    pub fn new(target: PathBuf, gzip: bool) -> Files {
+    pub fn new(target: PathBuf, text: bool, gzip: bool) -> Files {
         let dir = match target.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
         };
         let name = target.file_name().unwrap_or_default().as_bytes();
-        let stem = [b".xml.gz".as_slice(), b".xml"]
+        let stem = EXTENSIONS
             .iter()
-            .find_map(|ext| name.strip_suffix(*ext))
+            .find_map(|ext| name.strip_suffix(ext.as_bytes()))
             .unwrap_or(name)
             .to_vec();
+        let extension = match (text, gzip) {
+            (false, false) => ".xml",
+            (false, true) => ".xml.gz",
+            (true, false) => ".txt",
+            (true, true) => ".txt.gz",
+        };
         Files {
             target,
             dir,
             stem,
-            gzip,
+            extension,
         }
-    }
-
-    fn extension(&self) -> &'static str {
-        if self.gzip { ".xml.gz" } else { ".xml" }
     }
 
     /// The file name of shard `n` (from 1).
     pub fn shard_name(&self, n: usize) -> OsString {
         let mut name = self.stem.clone();
-        name.extend_from_slice(format!("-{n}{}", self.extension()).as_bytes());
+        name.extend_from_slice(format!("-{n}{}", self.extension).as_bytes());
         OsString::from_vec(name)
     }
 
-    /// Whether `name`, in the output's directory, is the output or a shard of it (plain or
-    /// gzipped, from this run or an earlier one).
+    /// Whether `name`, in the output's directory, is the output or a shard of it, in any of
+    /// our formats (plain or gzipped, XML or text, from this run or an earlier one).
     pub fn is_ours(&self, name: &OsStr) -> bool {
         let name = name.as_bytes();
         Some(name) == self.target.file_name().map(OsStrExt::as_bytes)
-            || shard_number(name, &self.stem, ".xml").is_some()
-            || shard_number(name, &self.stem, ".xml.gz").is_some()
+            || EXTENSIONS.iter().any(|ext| {
+                name.strip_prefix(self.stem.as_slice()) == Some(ext.as_bytes())
+            })
+            || EXTENSIONS
+                .iter()
+                .any(|ext| shard_number(name, &self.stem, ext).is_some())
     }
 
     /// Shards of this run's format numbered above `count`: left from an earlier, larger run.
@@ -93,8 +102,7 @@ impl Files {
             .with_context(|| format!("cannot read {}", self.dir.display()))?;
         for entry in entries {
             let name = entry?.file_name();
-            if shard_number(name.as_bytes(), &self.stem, self.extension())
-                .is_some_and(|n| n > count)
+            if shard_number(name.as_bytes(), &self.stem, self.extension).is_some_and(|n| n > count)
             {
                 stale.push(self.dir.join(name));
             }
@@ -105,6 +113,11 @@ impl Files {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The path of shard `n` (from 1).
+    pub fn shard_path(&self, n: usize) -> PathBuf {
+        self.dir.join(self.shard_name(n))
     }
 }
 
@@ -138,9 +151,13 @@ enum Temp {
 }
 
 impl Sink {
-    pub fn open(destination: &Destination, gzip: bool) -> Result<Sink> {
+    /// A `scratch` sink (for --check) is never published: it is an unnamed temp file.
+    pub fn open(destination: &Destination, gzip: bool, scratch: bool) -> Result<Sink> {
         let temp = match destination {
             Destination::Stdout => {
+                Temp::Unnamed(tempfile::tempfile().context("cannot create a temp file")?)
+            }
+            Destination::File(_) if scratch => {
                 Temp::Unnamed(tempfile::tempfile().context("cannot create a temp file")?)
             }
             Destination::File(files) => {
@@ -216,26 +233,33 @@ impl Write for Temp {
 pub struct Written(Temp);
 
 impl Written {
-    /// Makes it visible as the output: renamed over the target, or copied to standard output.
-    pub fn publish(self, destination: &Destination) -> Result<()> {
-        match (self.0, destination) {
-            (Temp::Named(temp), Destination::File(files)) => rename(temp, &files.target),
-            (Temp::Unnamed(mut temp), Destination::Stdout) => {
+    /// Makes it visible: renamed over `path`, or (written for standard output) copied out.
+    pub fn publish_at(self, path: &Path) -> Result<()> {
+        match self.0 {
+            Temp::Named(temp) => rename(temp, path),
+            Temp::Unnamed(mut temp) => {
                 temp.seek(SeekFrom::Start(0))?;
                 let mut stdout = io::stdout().lock();
                 io::copy(&mut temp, &mut stdout)?;
                 Ok(stdout.flush()?)
             }
-            _ => unreachable!("a sink is opened for its own destination"),
         }
     }
 
-    /// Makes it visible as shard `name` beside the output.
-    pub fn publish_shard(self, files: &Files, name: &OsStr) -> Result<()> {
+    /// The complete document, for --check.
+    pub fn contents(self) -> Result<Vec<u8>> {
+        let mut contents = Vec::new();
         match self.0 {
-            Temp::Named(temp) => rename(temp, &files.dir.join(name)),
-            Temp::Unnamed(_) => unreachable!("standard output is never split"),
+            Temp::Named(mut temp) => {
+                temp.seek(SeekFrom::Start(0))?;
+                temp.read_to_end(&mut contents)?;
+            }
+            Temp::Unnamed(mut temp) => {
+                temp.seek(SeekFrom::Start(0))?;
+                temp.read_to_end(&mut contents)?;
+            }
         }
+        Ok(contents)
     }
 }
 
@@ -311,13 +335,17 @@ mod tests {
 
     #[test]
     fn shards_are_named_after_the_output() {
-        let files = Files::new(PathBuf::from("public/sitemap.xml"), false);
+        let files = Files::new(PathBuf::from("public/sitemap.xml"), false, false);
         assert_eq!(files.shard_name(2), "sitemap-2.xml");
         assert_eq!(files.dir(), Path::new("public"));
-        let gz = Files::new(PathBuf::from("map.xml.gz"), true);
+        let gz = Files::new(PathBuf::from("map.xml.gz"), false, true);
+        assert_eq!(
+            Files::new(PathBuf::from("s.txt"), true, false).shard_name(1),
+            "s-1.txt"
+        );
         assert_eq!(gz.shard_name(10), "map-10.xml.gz");
         assert_eq!(gz.dir(), Path::new("."));
-        for ours in ["sitemap.xml", "sitemap-1.xml", "sitemap-12.xml.gz"] {
+        for ours in ["sitemap.xml", "sitemap.txt.gz", "sitemap-1.xml", "sitemap-12.xml.gz"] {
             assert!(files.is_ours(OsStr::new(ours)), "{ours}");
         }
         for theirs in [

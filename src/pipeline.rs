@@ -11,7 +11,7 @@
 use std::ffi::OsStr;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
@@ -26,6 +26,7 @@ use crate::serialize::{Document, Entry, Kind, MAX_ENTRIES};
 use crate::spool::{Record, Spool};
 use crate::state::{self, Record as StateRecord};
 use crate::url::{Dedup, MAX_LOC_LEN, encode_path};
+use crate::{previous, robots};
 
 /// The document being filled.
 struct Shard {
@@ -43,9 +44,14 @@ struct Done {
 
 impl Shard {
     fn open(config: &Config, xhtml: bool) -> Result<Shard> {
-        let sink = Sink::open(&config.destination, config.gzip)?;
+        let sink = Sink::open(&config.destination, config.gzip, config.check)?;
+        let kind = if config.text {
+            Kind::Text
+        } else {
+            Kind::Urlset
+        };
         Ok(Shard {
-            doc: Document::new(Kind::Urlset, sink, xhtml)?,
+            doc: Document::new(kind, sink, xhtml)?,
             urls: 0,
             newest: None,
         })
@@ -113,6 +119,7 @@ pub fn run(config: &Config) -> Result<()> {
         links.add(&record);
         spool.push(&record).context("cannot spool the URLs")?;
         collected += 1;
+        report.progress(collected);
         Ok(())
     })?;
 
@@ -128,22 +135,118 @@ pub fn run(config: &Config) -> Result<()> {
     if let (Some(limit), Some(churn)) = (config.max_churn, churn) {
         check_churn(limit, churn)?;
     }
-    let done = write_shards(config, spool, links, &mut report)?;
+    let done = write_shards(config, &mut spool, links, &mut report)?;
     let shards = done.len();
-    publish(config, dater.into_records(), done)?;
+    let outputs = arrange(config, done)?;
+    if let (true, Destination::File(files)) = (config.check, &config.destination) {
+        return check(files, outputs, shards, &mut spool, &mut report);
+    }
+    // Renames cannot fail together; find what would stop one before the first is done.
+    for (path, _) in &outputs {
+        if std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file()) {
+            bail!("cannot write {}: it is not a regular file", path.display());
+        }
+    }
+    publish(config, dater.into_records(), outputs)?;
     if let Destination::File(files) = &config.destination {
-        let kept = if shards == 1 { 0 } else { shards };
-        for stale in files.stale_shards(kept)? {
-            if let Err(err) = std::fs::remove_file(&stale) {
-                report.warn(
-                    format!("cannot remove {}: {err}", stale.display()),
-                    "an unused shard of an earlier run stays",
-                )?;
-            }
+        remove_stale(config, files, shards, &mut report)?;
+        if config.robots {
+            robots::update(config, &public_urls(config, files, shards))?;
         }
     }
     report.summary(collected, shards, &config.destination.describe(), churn);
     Ok(())
+}
+
+/// Every file to publish with its target, the index last: the output alone, or the shards
+/// and the index over them (a text sitemap has no index: its shards stand alone).
+fn arrange(config: &Config, mut done: Vec<Done>) -> Result<Vec<(PathBuf, Written)>> {
+    let files = match &config.destination {
+        Destination::Stdout => return Ok(vec![(PathBuf::from("-"), done.remove(0).written)]),
+        Destination::File(files) => files,
+    };
+    if done.len() == 1 {
+        return Ok(vec![(files.target.clone(), done.remove(0).written)]);
+    }
+    let index = if config.text {
+        None
+    } else {
+        Some(index(config, files, &done)?)
+    };
+    let mut outputs: Vec<_> = done
+        .into_iter()
+        .enumerate()
+        .map(|(i, shard)| (files.shard_path(i + 1), shard.written))
+        .collect();
+    outputs.extend(index.map(|index| (files.target.clone(), index)));
+    Ok(outputs)
+}
+
+/// The public URLs of what a search engine is given: the output, or a text sitemap's shards.
+fn public_urls(config: &Config, files: &Files, shards: usize) -> Vec<String> {
+    let url_dir = config.output_url_dir.as_deref().unwrap_or_default();
+    let url = |path: &Path| {
+        let name = path.file_name().expect("a file");
+        config
+            .base
+            .join(&format!("{url_dir}{}", encode_path(Path::new(name))))
+    };
+    if config.text && shards > 1 {
+        (1..=shards).map(|n| url(&files.shard_path(n))).collect()
+    } else {
+        vec![url(&files.target)]
+    }
+}
+
+/// Removes what an earlier run left that this one does not replace: shards past the new
+/// count (all of them when the sitemap is not split), and for a split text sitemap the
+/// unsplit output.
+fn remove_stale(config: &Config, files: &Files, shards: usize, report: &mut Report) -> Result<()> {
+    let mut stale = files.stale_shards(if shards == 1 { 0 } else { shards })?;
+    if config.text && shards > 1 && files.target.exists() {
+        stale.push(files.target.clone());
+    }
+    for path in stale {
+        if let Err(err) = std::fs::remove_file(&path) {
+            report.warn(
+                format!("cannot remove {}: {err}", path.display()),
+                "an unused sitemap file of an earlier run stays",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// --check: the new files against those on disk, byte for byte; a difference fails the run
+/// with a summary of the URLs added, removed and re-dated.
+fn check(
+    files: &Files,
+    outputs: Vec<(PathBuf, Written)>,
+    shards: usize,
+    spool: &mut Spool,
+    report: &mut Report,
+) -> Result<()> {
+    let mut same = files
+        .stale_shards(if shards == 1 { 0 } else { shards })?
+        .is_empty();
+    for (path, written) in outputs {
+        same &= std::fs::read(&path).ok() == Some(written.contents()?);
+    }
+    if same {
+        report.note(format!("{} is up to date", files.target.display()));
+        return Ok(());
+    }
+    let mut new = previous::Urls::new();
+    for record in spool.replay()? {
+        let record = record?;
+        new.insert(record.loc, record.lastmod);
+    }
+    let old = previous::read(files)?;
+    bail!(
+        "{} is out of date: {}\nhint: run sitemapgen without --check to update it",
+        files.target.display(),
+        previous::difference(old.as_ref(), &new)
+    )
 }
 
 /// `.html` and `.htm` files, in any case: the pages whose heads are read.
@@ -202,7 +305,7 @@ fn judge_head(
 /// The second pass: the spooled URLs into one document, or shards.
 fn write_shards(
     config: &Config,
-    mut spool: Spool,
+    spool: &mut Spool,
     mut links: Links,
     report: &mut Report,
 ) -> Result<Vec<Done>> {
@@ -245,23 +348,19 @@ fn write_shards(
     Ok(done)
 }
 
-/// Makes the new sitemap visible. The state goes first and is put back if the sitemap cannot
-/// follow: never one without the other. (A crash between the two leaves the new state with
-/// the old sitemap, which the next run publishes as it should have been.)
+/// Makes the new sitemap visible, the index last. The state goes first and is put back if
+/// the sitemap cannot follow: never one without the other. (A crash between the two leaves
+/// the new state with the old sitemap, which the next run publishes as it should have been.)
 fn publish(
     config: &Config,
     records: Option<Vec<(String, StateRecord)>>,
-    mut done: Vec<Done>,
+    outputs: Vec<(PathBuf, Written)>,
 ) -> Result<()> {
     let publish_sitemap = || -> Result<()> {
-        if done.len() == 1 {
-            done.pop()
-                .expect("one document")
-                .written
-                .publish(&config.destination)
-        } else {
-            publish_split(config, done)
+        for (path, written) in outputs {
+            written.publish_at(&path)?;
         }
+        Ok(())
     };
     match (records, &config.state) {
         (Some(records), Some(path)) => {
@@ -305,8 +404,8 @@ fn write_state(
     mut records: Vec<(String, StateRecord)>,
 ) -> Result<Replaced> {
     let context = || format!("cannot write state file {}", path.display());
-    let destination = Destination::File(Files::new(path.to_path_buf(), false));
-    let mut sink = Sink::open(&destination, false).with_context(context)?;
+    let destination = Destination::File(Files::new(path.to_path_buf(), false, false));
+    let mut sink = Sink::open(&destination, false, false).with_context(context)?;
     state::write(&mut sink, &config.digest, &mut records).with_context(context)?;
     sink.flush().with_context(context)?;
     Replaced::new(sink.finish().with_context(context)?, path)
@@ -329,12 +428,12 @@ fn can_split(config: &Config) -> Result<()> {
     .into())
 }
 
-/// Writes the index over the output, after the shards it lists are in place.
-fn publish_split(config: &Config, shards: Vec<Done>) -> Result<()> {
-    let (Destination::File(files), Some(url_dir)) = (&config.destination, &config.output_url_dir)
-    else {
-        unreachable!("can_split allowed the split");
-    };
+/// The sitemap index over `shards`, not yet published.
+fn index(config: &Config, files: &Files, shards: &[Done]) -> Result<Written> {
+    let url_dir = config
+        .output_url_dir
+        .as_deref()
+        .expect("can_split allowed the split");
     if shards.len() > MAX_ENTRIES {
         bail!(
             "{} shards are more than a sitemap index may list ({MAX_ENTRIES})",
@@ -342,12 +441,8 @@ fn publish_split(config: &Config, shards: Vec<Done>) -> Result<()> {
         );
     }
     let index_context = || format!("cannot write {}", files.target.display());
-    let mut index = Document::new(
-        Kind::Index,
-        Sink::open(&config.destination, config.gzip)?,
-        false,
-    )
-    .with_context(index_context)?;
+    let sink = Sink::open(&config.destination, config.gzip, config.check)?;
+    let mut index = Document::new(Kind::Index, sink, false).with_context(index_context)?;
     for (i, shard) in shards.iter().enumerate() {
         let name = files.shard_name(i + 1);
         let loc = config
@@ -366,18 +461,5 @@ fn publish_split(config: &Config, shards: Vec<Done>) -> Result<()> {
         index.write(&entry).with_context(index_context)?;
     }
     let (sink, _) = index.finish().with_context(index_context)?;
-    let index = sink.finish().with_context(index_context)?;
-    // Renames cannot fail together; find what would stop one before the first is done.
-    for i in 1..=shards.len() {
-        let path = files.dir().join(files.shard_name(i));
-        if std::fs::symlink_metadata(&path).is_ok_and(|meta| !meta.is_file()) {
-            bail!("cannot write {}: it is not a regular file", path.display());
-        }
-    }
-    for (i, shard) in shards.into_iter().enumerate() {
-        shard
-            .written
-            .publish_shard(files, &files.shard_name(i + 1))?;
-    }
-    index.publish(&config.destination)
+    sink.finish().with_context(index_context)
 }

@@ -3,7 +3,11 @@
 use std::fmt::Display;
 use std::path::Path;
 
+use std::io::{self, IsTerminal};
+use std::time::{Duration, Instant};
+
 use anyhow::{Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::lastmod::Churn;
 
@@ -29,6 +33,29 @@ pub struct Report {
     excluded: u64,
     /// By `LeftOut`, in its order.
     left_out: [u64; 3],
+    progress: Progress,
+}
+
+/// A spinner with counts on stderr, for a person watching a long run: only when stderr is a
+/// terminal, not in CI, not with -q, and only once the run has taken a second.
+#[derive(Debug)]
+enum Progress {
+    Off,
+    Waiting(Instant),
+    Shown(ProgressBar),
+}
+
+impl Progress {
+    fn new(verbosity: Verbosity) -> Progress {
+        let wanted = verbosity != Verbosity::Quiet
+            && io::stderr().is_terminal()
+            && std::env::var_os("CI").is_none();
+        if wanted {
+            Progress::Waiting(Instant::now())
+        } else {
+            Progress::Off
+        }
+    }
 }
 
 impl Report {
@@ -38,6 +65,7 @@ impl Report {
             strict,
             excluded: 0,
             left_out: [0; 3],
+            progress: Progress::new(verbosity),
         }
     }
 
@@ -47,7 +75,9 @@ impl Report {
         if self.strict {
             bail!("{problem} (--strict)");
         }
-        eprintln!("sitemapgen: warning: {problem}; {consequence}");
+        self.print(format_args!(
+            "sitemapgen: warning: {problem}; {consequence}"
+        ));
         Ok(())
     }
 
@@ -60,6 +90,39 @@ impl Report {
     /// The same, when -v is off and so neither the file nor the reason is printed.
     pub fn excluded_unnamed(&mut self) {
         self.excluded += 1;
+    }
+
+    /// Counts shown by the progress spinner, if it is shown (or due).
+    pub fn progress(&mut self, urls: u64) {
+        if urls % 512 != 0 {
+            return;
+        }
+        if let Progress::Waiting(start) = self.progress {
+            if start.elapsed() < Duration::from_secs(1) {
+                return;
+            }
+            // No colours in the template: NO_COLOR is honoured by having none.
+            let bar = ProgressBar::new_spinner().with_style(
+                ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"),
+            );
+            bar.enable_steady_tick(Duration::from_millis(200));
+            self.progress = Progress::Shown(bar);
+        }
+        if let Progress::Shown(bar) = &self.progress {
+            bar.set_message(format!(
+                "{} URLs, {} files left out",
+                thousands(urls),
+                thousands(self.excluded)
+            ));
+        }
+    }
+
+    /// Prints a line on stderr, above the spinner if one is shown.
+    fn print(&self, line: impl Display) {
+        match &self.progress {
+            Progress::Shown(bar) => bar.suspend(|| eprintln!("{line}")),
+            _ => eprintln!("{line}"),
+        }
     }
 
     /// A page left out for what its head says.
@@ -76,14 +139,14 @@ impl Report {
     /// A line only -v shows.
     pub fn detail(&self, message: impl Display) {
         if self.verbosity == Verbosity::Verbose {
-            eprintln!("sitemapgen: {message}");
+            self.print(format_args!("sitemapgen: {message}"));
         }
     }
 
     /// Worth knowing, not a problem; -q hides it.
     pub fn note(&self, message: impl Display) {
         if self.verbosity != Verbosity::Quiet {
-            eprintln!("sitemapgen: note: {message}");
+            self.print(format_args!("sitemapgen: note: {message}"));
         }
     }
 
@@ -94,6 +157,9 @@ impl Report {
     /// `wrote 1,234 URLs to public/sitemap.xml (56 files excluded)`, or for a split
     /// `wrote 120,001 URLs in 3 sitemaps indexed by public/sitemap.xml (…)`.
     pub fn summary(&self, written: u64, shards: usize, destination: &str, churn: Option<Churn>) {
+        if let Progress::Shown(bar) = &self.progress {
+            bar.finish_and_clear();
+        }
         if self.verbosity != Verbosity::Quiet {
             let urls = if written == 1 { "URL" } else { "URLs" };
             let place = if shards == 1 {

@@ -318,7 +318,7 @@ mod tests {
 
     fn rules(excludes: &[&str]) -> Rules {
         let excludes: Vec<String> = excludes.iter().map(|s| s.to_string()).collect();
-        let files = Files::new(PathBuf::from("site/sitemap.xml"), false);
+        let files = Files::new(PathBuf::from("site/sitemap.xml"), false, false);
         Rules::new(&RuleSpec {
             includes: &[],
             excludes: &excludes,

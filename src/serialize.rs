@@ -1,5 +1,5 @@
 //! The sitemap documents, streamed through xml-rs one entry at a time: a `urlset` of `<url>`s,
-//! or a `sitemapindex` of `<sitemap>`s. Each knows its size before an entry is written, so the
+//! or a `sitemapindex` of `<sitemap>`s; or the protocol's text format, a URL per line. Each knows its size before an entry is written, so the
 //! split can keep every file within the protocol's byte limit.
 
 use std::io::{self, Write};
@@ -19,6 +19,8 @@ pub const MAX_BYTES: u64 = 52_428_800;
 pub enum Kind {
     Urlset,
     Index,
+    /// One URL per line: no root, no entry elements, no dates.
+    Text,
 }
 
 impl Kind {
@@ -26,6 +28,7 @@ impl Kind {
         match self {
             Kind::Urlset => "urlset",
             Kind::Index => "sitemapindex",
+            Kind::Text => "",
         }
     }
 
@@ -33,6 +36,7 @@ impl Kind {
         match self {
             Kind::Urlset => "url",
             Kind::Index => "sitemap",
+            Kind::Text => "",
         }
     }
 }
@@ -62,17 +66,35 @@ impl Entry<'_> {
 
 pub struct Document<W: Write> {
     kind: Kind,
-    xml: EventWriter<Counting<W>>,
+    out: Out<W>,
+}
+
+enum Out<W: Write> {
+    Xml(EventWriter<Counting<W>>),
+    Text(Counting<W>),
 }
 
 /// What `finish` writes: the root's end tag on its own line, and a final newline.
 fn closing_len(kind: Kind) -> u64 {
-    ("\n</>\n".len() + kind.root().len()) as u64
+    match kind {
+        Kind::Text => 0,
+        _ => ("\n</>\n".len() + kind.root().len()) as u64,
+    }
 }
 
 impl<W: Write> Document<W> {
     /// `xhtml` declares the namespace of hreflang alternates on the root.
     pub fn new(kind: Kind, sink: W, xhtml: bool) -> Result<Self> {
+        let sink = Counting {
+            inner: sink,
+            bytes: 0,
+        };
+        if kind == Kind::Text {
+            return Ok(Document {
+                kind,
+                out: Out::Text(sink),
+            });
+        }
         // Escaping is done here, with the attribute rules, so that `'` and `"` become
         // entities too, as the protocol asks for `loc`. Without empty-element normalisation
         // xml-rs writes each tag whole at once, so the byte count is exact between entries.
@@ -80,10 +102,7 @@ impl<W: Write> Document<W> {
             .perform_indent(true)
             .normalize_empty_elements(false);
         config.perform_escaping = false;
-        let mut xml = config.create_writer(Counting {
-            inner: sink,
-            bytes: 0,
-        });
+        let mut xml = config.create_writer(sink);
         emit(
             &mut xml,
             XmlEvent::StartDocument {
@@ -97,11 +116,24 @@ impl<W: Write> Document<W> {
             root = root.ns("xhtml", XHTML_NS);
         }
         emit(&mut xml, root)?;
-        Ok(Document { kind, xml })
+        Ok(Document {
+            kind,
+            out: Out::Xml(xml),
+        })
+    }
+
+    fn bytes(&self) -> u64 {
+        match &self.out {
+            Out::Xml(xml) => xml.inner_ref().bytes,
+            Out::Text(text) => text.bytes,
+        }
     }
 
     /// Bytes `entry` takes in the document, exactly as `write` will emit it.
     pub fn entry_len(&self, entry: &Entry) -> u64 {
+        if self.kind == Kind::Text {
+            return entry.loc.len() as u64 + 1;
+        }
         // "\n  <url>" … "\n  </url>", and "\n    <name>value</name>" per child.
         let tag = self.kind.entry().len();
         let children: usize = entry
@@ -124,20 +156,24 @@ impl<W: Write> Document<W> {
 
     /// Whether an entry of `len` bytes still fits within the byte limit, closing included.
     pub fn fits(&self, len: u64) -> bool {
-        self.xml.inner_ref().bytes + len + closing_len(self.kind) <= MAX_BYTES
+        self.bytes() + len + closing_len(self.kind) <= MAX_BYTES
     }
 
     pub fn write(&mut self, entry: &Entry) -> Result<()> {
-        let before = self.xml.inner_ref().bytes;
-        emit(&mut self.xml, XmlEvent::start_element(self.kind.entry()))?;
+        let before = self.bytes();
+        let xml = match &mut self.out {
+            Out::Xml(xml) => xml,
+            Out::Text(text) => {
+                text.write_all(entry.loc.as_bytes())?;
+                return Ok(text.write_all(b"\n")?);
+            }
+        };
+        emit(xml, XmlEvent::start_element(self.kind.entry()))?;
         for (name, value) in entry.children() {
             if let Some(value) = value {
-                emit(&mut self.xml, XmlEvent::start_element(name))?;
-                emit(
-                    &mut self.xml,
-                    XmlEvent::characters(&escape_str_attribute(value)),
-                )?;
-                emit(&mut self.xml, XmlEvent::end_element())?;
+                emit(xml, XmlEvent::start_element(name))?;
+                emit(xml, XmlEvent::characters(&escape_str_attribute(value)))?;
+                emit(xml, XmlEvent::end_element())?;
             }
         }
         for (lang, href) in entry.alternates {
@@ -146,21 +182,25 @@ impl<W: Write> Document<W> {
                 .attr("rel", "alternate")
                 .attr("hreflang", &lang)
                 .attr("href", &href);
-            emit(&mut self.xml, link)?;
+            emit(xml, link)?;
             // Empty text keeps the end tag on the start tag's line.
-            emit(&mut self.xml, XmlEvent::characters(""))?;
-            emit(&mut self.xml, XmlEvent::end_element())?;
+            emit(xml, XmlEvent::characters(""))?;
+            emit(xml, XmlEvent::end_element())?;
         }
-        emit(&mut self.xml, XmlEvent::end_element())?;
-        debug_assert_eq!(self.xml.inner_ref().bytes - before, self.entry_len(entry));
+        emit(xml, XmlEvent::end_element())?;
+        debug_assert_eq!(self.bytes() - before, self.entry_len(entry));
         Ok(())
     }
 
     /// Closes the document and hands back the sink with the document's size in bytes.
-    pub fn finish(mut self) -> Result<(W, u64)> {
-        let before = self.xml.inner_ref().bytes;
-        emit(&mut self.xml, XmlEvent::end_element())?;
-        let mut sink = self.xml.into_inner();
+    pub fn finish(self) -> Result<(W, u64)> {
+        let before = self.bytes();
+        let mut xml = match self.out {
+            Out::Xml(xml) => xml,
+            Out::Text(text) => return Ok((text.inner, text.bytes)),
+        };
+        emit(&mut xml, XmlEvent::end_element())?;
+        let mut sink = xml.into_inner();
         sink.write_all(b"\n")?;
         debug_assert_eq!(sink.bytes - before, closing_len(self.kind));
         Ok((sink.inner, sink.bytes))
@@ -238,6 +278,17 @@ mod tests {
                </url>\n\
              </urlset>\n"
         );
+    }
+
+    #[test]
+    fn a_text_sitemap_is_a_url_per_line() {
+        let mut doc = Document::new(Kind::Text, Vec::new(), false).unwrap();
+        let url = entry("https://example.com/a&b", Some("2024-05-01"));
+        assert_eq!(doc.entry_len(&url), 24);
+        doc.write(&url).unwrap();
+        let (bytes, len) = doc.finish().unwrap();
+        assert_eq!(bytes, b"https://example.com/a&b\n");
+        assert_eq!(len, 24);
     }
 
     #[test]

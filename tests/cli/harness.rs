@@ -92,6 +92,8 @@ impl Site {
         }
         cmd.args(args);
         cmd.dir = Some(self.root.clone());
+        // Away from any sitemapgen.toml of the checkout.
+        cmd.command.current_dir(self.temp.path());
         cmd
     }
 

@@ -11,3 +11,4 @@ mod mapping;
 mod split;
 mod validate;
 mod walk;
+mod workflow;

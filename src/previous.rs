@@ -1,0 +1,154 @@
+//! The sitemap already on disk, read back for `--check`: its URLs and their lastmods.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Read};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use xml::reader::{EventReader, XmlEvent};
+
+use crate::output::Files;
+
+/// loc → lastmod.
+pub type Urls = BTreeMap<String, Option<String>>;
+
+/// How many URLs of each kind a difference names.
+const SHOWN: usize = 5;
+
+/// The URLs of the sitemap at the output (following an index to its shards, or a text
+/// sitemap's shards when there is no output file); None when there is none.
+pub fn read(files: &Files) -> Result<Option<Urls>> {
+    let mut urls = Urls::new();
+    match document(&files.target)? {
+        Some(Document::Index(shards)) => {
+            for loc in shards {
+                let name = loc.rsplit('/').next().unwrap_or_default();
+                if let Some(Document::Urls(shard)) = document(&files.dir().join(name))? {
+                    urls.extend(shard);
+                }
+            }
+        }
+        Some(Document::Urls(found)) => urls = found,
+        None => {
+            for n in 1.. {
+                match document(&files.shard_path(n))? {
+                    Some(Document::Urls(shard)) => urls.extend(shard),
+                    _ => break,
+                }
+            }
+            if urls.is_empty() {
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(urls))
+}
+
+enum Document {
+    Urls(Urls),
+    /// The locs of a sitemap index's shards.
+    Index(Vec<String>),
+}
+
+fn document(path: &Path) -> Result<Option<Document>> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let bytes = if path.extension().is_some_and(|ext| ext == "gz") {
+        let mut plain = Vec::new();
+        flate2::read::GzDecoder::new(bytes.as_slice())
+            .read_to_end(&mut plain)
+            .with_context(|| format!("cannot decompress {}", path.display()))?;
+        plain
+    } else {
+        bytes
+    };
+    if !bytes.trim_ascii_start().starts_with(b"<") {
+        let text = String::from_utf8_lossy(&bytes);
+        return Ok(Some(Document::Urls(
+            text.lines()
+                .filter(|l| !l.is_empty())
+                .map(|l| (l.to_string(), None))
+                .collect(),
+        )));
+    }
+    // A damaged old sitemap is simply one that differs: read what parses.
+    let (mut urls, mut shards) = (Urls::new(), Vec::new());
+    let (mut element, mut loc, mut lastmod) = (String::new(), None::<String>, None);
+    for event in EventReader::new(bytes.as_slice()) {
+        match event {
+            Ok(XmlEvent::StartElement { name, .. }) => element = name.local_name,
+            Ok(XmlEvent::Characters(text)) => match element.as_str() {
+                "loc" => loc = Some(text),
+                "lastmod" => lastmod = Some(text),
+                _ => {}
+            },
+            Ok(XmlEvent::EndElement { name }) => {
+                element.clear();
+                match name.local_name.as_str() {
+                    "url" => {
+                        if let Some(loc) = loc.take() {
+                            urls.insert(loc, lastmod.take());
+                        }
+                    }
+                    "sitemap" => shards.extend(loc.take()),
+                    _ => {}
+                }
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(Some(if shards.is_empty() {
+        Document::Urls(urls)
+    } else {
+        Document::Index(shards)
+    }))
+}
+
+/// `2 added, 1 removed, 3 re-dated` with the first few of each, or what else differs.
+pub fn difference(old: Option<&Urls>, new: &Urls) -> String {
+    let Some(old) = old else {
+        return "there is no sitemap yet".to_string();
+    };
+    let added: Vec<&String> = new.keys().filter(|loc| !old.contains_key(*loc)).collect();
+    let removed: Vec<&String> = old.keys().filter(|loc| !new.contains_key(*loc)).collect();
+    let redated: Vec<String> = new
+        .iter()
+        .filter_map(|(loc, date)| {
+            let before = old.get(loc)?;
+            (before != date).then(|| {
+                let show = |d: &Option<String>| d.clone().unwrap_or_else(|| "none".into());
+                format!("{loc} ({} -> {})", show(before), show(date))
+            })
+        })
+        .collect();
+    if added.is_empty() && removed.is_empty() && redated.is_empty() {
+        return "the same URLs and dates, other changes (changefreq, priority, alternates, \
+                layout or files of an earlier run)"
+            .to_string();
+    }
+    let mut text = format!(
+        "{} added, {} removed, {} re-dated",
+        added.len(),
+        removed.len(),
+        redated.len()
+    );
+    let lists: [(&str, Vec<String>); 3] = [
+        ("+", added.iter().map(|s| s.to_string()).collect()),
+        ("-", removed.iter().map(|s| s.to_string()).collect()),
+        ("~", redated),
+    ];
+    for (sign, urls) in lists {
+        for url in urls.iter().take(SHOWN) {
+            text.push_str(&format!("\n  {sign} {url}"));
+        }
+        if urls.len() > SHOWN {
+            text.push_str(&format!("\n  {sign} … and {} more", urls.len() - SHOWN));
+        }
+    }
+    text
+}
