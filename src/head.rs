@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use html5gum::{DefaultEmitter, IoReader, Token, Tokenizer};
+use html5gum::{DefaultEmitter, IoReader, Readable, Reader, Token, Tokenizer};
 use url::Url;
 
 /// Bytes read from a page at most: a head is over long before, unless a page has none.
@@ -139,10 +139,20 @@ const HEAD_ELEMENTS: &[&[u8]] = &[
 /// Reads the head of the page at `path`. `buffer` is reused from page to page.
 pub fn read(path: &Path, buffer: &mut [u8]) -> io::Result<Head> {
     let file = File::open(path)?.take(HEAD_CAP);
+    scan(IoReader::new_with_buffer(file, buffer))
+}
+
+/// The head of a page already read whole (for --state, which digests every byte).
+pub fn parse(page: &[u8]) -> Head {
+    let cap = page.len().min(HEAD_CAP as usize);
+    scan(&page[..cap]).unwrap_or_else(|never| match never {})
+}
+
+fn scan<'a, R: Readable<'a>>(input: R) -> Result<Head, <R::Reader as Reader>::Error> {
     let mut emitter = DefaultEmitter::default();
     // Script, style and title bodies are text, not tags, as a browser reads them.
     emitter.naively_switch_states(true);
-    let tokens = Tokenizer::new_with_emitter(IoReader::new_with_buffer(file, buffer), emitter);
+    let tokens = Tokenizer::new_with_emitter(input, emitter);
     let mut head = Head::default();
     for token in tokens {
         match token? {

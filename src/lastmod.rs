@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 use time::{Date, OffsetDateTime};
@@ -152,11 +152,26 @@ impl<'c> Dater<'c> {
         })
     }
 
-    /// The lastmod of `page`, whose URL path under the base is `url_path`.
+    /// Whether `date` will need the page's whole content: with --state, for a page that is
+    /// new or whose size or mtime changed. (The caller may read it once for every use.)
+    pub fn needs_content(&self, page: &Page, url_path: &str) -> bool {
+        self.frozen.as_ref().is_some_and(|frozen| {
+            !frozen.old.comparable
+                || frozen
+                    .old
+                    .records
+                    .get(&format!("/{url_path}"))
+                    .is_none_or(|o| o.size != page.size || o.mtime != page.mtime)
+        })
+    }
+
+    /// The lastmod of `page`, whose URL path under the base is `url_path`; `content` is the
+    /// page's whole content if the caller has read it.
     pub fn date(
         &mut self,
         page: &Page,
         url_path: &str,
+        content: Option<&[u8]>,
         report: &mut Report,
     ) -> Result<Option<String>> {
         let Dater {
@@ -168,7 +183,7 @@ impl<'c> Dater<'c> {
         let fresh = |report: &mut Report| fresh_date(mode, *clamp, git.as_ref(), page, report);
         match frozen {
             None => fresh(report),
-            Some(frozen) => frozen.date(page, &format!("/{url_path}"), report, fresh),
+            Some(frozen) => frozen.date(page, &format!("/{url_path}"), content, report, fresh),
         }
     }
 
@@ -190,6 +205,7 @@ impl Frozen<'_> {
         &mut self,
         page: &Page,
         key: &str,
+        content: Option<&[u8]>,
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
     ) -> Result<Option<String>> {
@@ -198,14 +214,13 @@ impl Frozen<'_> {
         let unchanged_file = old
             .as_ref()
             .is_some_and(|o| self.old.comparable && o.size == page.size && o.mtime == page.mtime);
-        let digest = match &old {
-            Some(o) if unchanged_file => o.digest,
-            _ => self
+        let digest = match (&old, content) {
+            (Some(o), _) if unchanged_file => o.digest,
+            (_, Some(content)) => self.rules.digest_bytes(content),
+            (_, None) => self
                 .rules
                 .digest(page.path, &mut self.buffer)
-                .map_err(|e| {
-                    anyhow::anyhow!(e).context(format!("cannot read {}", page.path.display()))
-                })?,
+                .with_context(|| format!("cannot read {}", page.path.display()))?,
         };
         let lastmod = match old {
             Some(o) if o.digest == digest || !self.old.comparable => {

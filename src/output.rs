@@ -87,9 +87,9 @@ impl Files {
     pub fn is_ours(&self, name: &OsStr) -> bool {
         let name = name.as_bytes();
         Some(name) == self.target.file_name().map(OsStrExt::as_bytes)
-            || EXTENSIONS.iter().any(|ext| {
-                name.strip_prefix(self.stem.as_slice()) == Some(ext.as_bytes())
-            })
+            || EXTENSIONS
+                .iter()
+                .any(|ext| name.strip_prefix(self.stem.as_slice()) == Some(ext.as_bytes()))
             || EXTENSIONS
                 .iter()
                 .any(|ext| shard_number(name, &self.stem, ext).is_some())
@@ -345,7 +345,12 @@ mod tests {
         );
         assert_eq!(gz.shard_name(10), "map-10.xml.gz");
         assert_eq!(gz.dir(), Path::new("."));
-        for ours in ["sitemap.xml", "sitemap.txt.gz", "sitemap-1.xml", "sitemap-12.xml.gz"] {
+        for ours in [
+            "sitemap.xml",
+            "sitemap.txt.gz",
+            "sitemap-1.xml",
+            "sitemap-12.xml.gz",
+        ] {
             assert!(files.is_ours(OsStr::new(ours)), "{ours}");
         }
         for theirs in [

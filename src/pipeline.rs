@@ -69,10 +69,16 @@ impl Shard {
 pub fn run(config: &Config) -> Result<()> {
     let mut report = Report::new(config.verbosity, config.strict);
     let mut dater = Dater::new(config, &mut report)?;
-    let mut spool = Spool::new()?;
-    let mut links = Links::default();
+    // Without heads there are no alternates to check, so the URLs can go straight into the
+    // sitemap; --check needs them afterwards for its summary.
+    let mut sitemap = if config.read_html || config.check {
+        Pass::Spooled(Spool::new()?, Links::default())
+    } else {
+        Pass::Direct(Box::new(Writer::new(config, false)?))
+    };
     let mut dedup = Dedup::default();
     let mut head_buffer = vec![0; 16 * 1024];
+    let mut content = Vec::new();
     let mut collected: u64 = 0;
 
     entries::visit(config, &mut report, |page: &Page, report: &mut Report| {
@@ -90,8 +96,20 @@ pub fn run(config: &Config) -> Result<()> {
                 "not listed",
             );
         }
+        // A page --state must digest is read once, whole, for its head as well.
+        let whole = dater.needs_content(page, &page_path.path);
+        if whole {
+            state::read_whole(page.path, &mut content)
+                .with_context(|| format!("cannot read {}", page.path.display()))?;
+        }
         let alternates = if config.read_html && is_html(page.rel) {
-            match judge_head(page, &loc, &mut head_buffer, report)? {
+            let head = if whole {
+                head::parse(&content)
+            } else {
+                head::read(page.path, &mut head_buffer)
+                    .with_context(|| format!("cannot read {}", page.path.display()))?
+            };
+            match judge_head(page, &loc, head, report)? {
                 Some(alternates) => alternates,
                 None => return Ok(()),
             }
@@ -109,15 +127,21 @@ pub fn run(config: &Config) -> Result<()> {
                 "listing only the first",
             );
         }
+        let content = whole.then_some(content.as_slice());
         let record = Record {
-            lastmod: dater.date(page, &page_path.path, report)?,
+            lastmod: dater.date(page, &page_path.path, content, report)?,
             changefreq: config.rules.changefreq(page.candidate).map(String::from),
             priority: config.rules.priority(page.candidate).map(String::from),
             alternates,
             loc,
         };
-        links.add(&record);
-        spool.push(&record).context("cannot spool the URLs")?;
+        match &mut sitemap {
+            Pass::Direct(writer) => writer.push(record)?,
+            Pass::Spooled(spool, links) => {
+                links.add(&record);
+                spool.push(&record).context("cannot spool the URLs")?;
+            }
+        }
         collected += 1;
         report.progress(collected);
         Ok(())
@@ -135,16 +159,26 @@ pub fn run(config: &Config) -> Result<()> {
     if let (Some(limit), Some(churn)) = (config.max_churn, churn) {
         check_churn(limit, churn)?;
     }
-    let done = write_shards(config, &mut spool, links, &mut report)?;
+    let (done, spool) = match sitemap {
+        Pass::Direct(writer) => (writer.finish()?, None),
+        Pass::Spooled(mut spool, links) => (
+            write_spooled(config, &mut spool, links, &mut report)?,
+            Some(spool),
+        ),
+    };
     let shards = done.len();
     let outputs = arrange(config, done)?;
-    if let (true, Destination::File(files)) = (config.check, &config.destination) {
+    if let (true, Destination::File(files), Some(mut spool)) =
+        (config.check, &config.destination, spool)
+    {
         return check(files, outputs, shards, &mut spool, &mut report);
     }
     // Renames cannot fail together; find what would stop one before the first is done.
-    for (path, _) in &outputs {
-        if std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file()) {
-            bail!("cannot write {}: it is not a regular file", path.display());
+    if let Destination::File(_) = &config.destination {
+        for (path, _) in &outputs {
+            if std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file()) {
+                bail!("cannot write {}: it is not a regular file", path.display());
+            }
         }
     }
     publish(config, dater.into_records(), outputs)?;
@@ -260,11 +294,9 @@ fn is_html(rel: &Path) -> bool {
 fn judge_head(
     page: &Page,
     loc: &str,
-    buffer: &mut [u8],
+    head: head::Head,
     report: &mut Report,
 ) -> Result<Option<Vec<(String, String)>>> {
-    let head = head::read(page.path, buffer)
-        .with_context(|| format!("cannot read {}", page.path.display()))?;
     let url = url::Url::parse(loc).expect("a loc is a URL");
     let (verdict, ignored) = head.verdict(&url);
     for what in ignored {
@@ -302,26 +334,34 @@ fn judge_head(
     Ok(None)
 }
 
-/// The second pass: the spooled URLs into one document, or shards.
-fn write_shards(
-    config: &Config,
-    spool: &mut Spool,
-    mut links: Links,
-    report: &mut Report,
-) -> Result<Vec<Done>> {
-    let destination = config.destination.describe();
-    let write_context = || format!("cannot write {destination}");
-    let xhtml = links.any();
-    if xhtml {
-        for record in spool.replay()? {
-            links.list(&record?.loc);
-        }
+/// Where the first pass puts each URL.
+enum Pass<'c> {
+    /// Straight into the sitemap.
+    Direct(Box<Writer<'c>>),
+    /// Into the spool, for a second pass once every URL and alternate is known.
+    Spooled(Spool, Links),
+}
+
+/// URLs into one document, or shards at the limits.
+struct Writer<'c> {
+    config: &'c Config,
+    xhtml: bool,
+    shard: Shard,
+    done: Vec<Done>,
+}
+
+impl<'c> Writer<'c> {
+    fn new(config: &'c Config, xhtml: bool) -> Result<Self> {
+        Ok(Writer {
+            config,
+            xhtml,
+            shard: Shard::open(config, xhtml)?,
+            done: Vec::new(),
+        })
     }
-    let mut done = Vec::new();
-    let mut shard = Shard::open(config, xhtml)?;
-    for record in spool.replay()? {
-        let mut record = record?;
-        links.check(&mut record, report)?;
+
+    fn push(&mut self, record: Record) -> Result<()> {
+        let context = || format!("cannot write {}", self.config.destination.describe());
         let entry = Entry {
             loc: &record.loc,
             lastmod: record.lastmod.as_deref(),
@@ -329,23 +369,49 @@ fn write_shards(
             priority: record.priority.as_deref(),
             alternates: &record.alternates,
         };
-        if shard.urls == config.max_urls || !shard.doc.fits(shard.doc.entry_len(&entry)) {
-            can_split(config)?;
-            let next = Shard::open(config, xhtml)?;
-            done.push(
-                std::mem::replace(&mut shard, next)
-                    .finish()
-                    .with_context(write_context)?,
-            );
+        let shard = &mut self.shard;
+        if shard.urls == self.config.max_urls || !shard.doc.fits(shard.doc.entry_len(&entry)) {
+            can_split(self.config)?;
+            let next = Shard::open(self.config, self.xhtml)?;
+            let full = std::mem::replace(shard, next);
+            self.done.push(full.finish().with_context(context)?);
         }
-        shard.doc.write(&entry).with_context(write_context)?;
+        let shard = &mut self.shard;
+        shard.doc.write(&entry).with_context(context)?;
         shard.urls += 1;
         if record.lastmod > shard.newest {
             shard.newest = record.lastmod;
         }
+        Ok(())
     }
-    done.push(shard.finish().with_context(write_context)?);
-    Ok(done)
+
+    fn finish(mut self) -> Result<Vec<Done>> {
+        let context = || format!("cannot write {}", self.config.destination.describe());
+        self.done.push(self.shard.finish().with_context(context)?);
+        Ok(self.done)
+    }
+}
+
+/// The second pass: the spooled URLs, their alternates checked, into the sitemap.
+fn write_spooled(
+    config: &Config,
+    spool: &mut Spool,
+    mut links: Links,
+    report: &mut Report,
+) -> Result<Vec<Done>> {
+    let xhtml = links.any();
+    if xhtml {
+        for record in spool.replay()? {
+            links.list(&record?.loc);
+        }
+    }
+    let mut writer = Writer::new(config, xhtml)?;
+    for record in spool.replay()? {
+        let mut record = record?;
+        links.check(&mut record, report)?;
+        writer.push(record)?;
+    }
+    writer.finish()
 }
 
 /// Makes the new sitemap visible, the index last. The state goes first and is put back if

@@ -64,19 +64,30 @@ impl DigestRules {
     /// The digest of a file's content with every ignored match removed. `buffer` is reused
     /// from file to file.
     pub fn digest(&self, path: &Path, buffer: &mut Vec<u8>) -> io::Result<blake3::Hash> {
-        buffer.clear();
-        File::open(path)?.read_to_end(buffer)?;
+        read_whole(path, buffer)?;
+        Ok(self.digest_bytes(buffer))
+    }
+
+    /// The same for content already read.
+    pub fn digest_bytes(&self, content: &[u8]) -> blake3::Hash {
         if self.ignore.is_empty() {
-            return Ok(blake3::hash(buffer));
+            return blake3::hash(content);
         }
-        let mut content = std::borrow::Cow::Borrowed(buffer.as_slice());
+        let mut content = std::borrow::Cow::Borrowed(content);
         for regex in &self.ignore {
             if let std::borrow::Cow::Owned(replaced) = regex.replace_all(&content, &b""[..]) {
                 content = std::borrow::Cow::Owned(replaced);
             }
         }
-        Ok(blake3::hash(&content))
+        blake3::hash(&content)
     }
+}
+
+/// Reads a whole file into `buffer` (cleared first, reused from file to file).
+pub fn read_whole(path: &Path, buffer: &mut Vec<u8>) -> io::Result<()> {
+    buffer.clear();
+    File::open(path)?.read_to_end(buffer)?;
+    Ok(())
 }
 
 /// The state read at the start of a run.

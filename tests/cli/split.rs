@@ -78,6 +78,17 @@ fn max_urls_splits_into_an_index_of_shards_in_walk_order() {
     let sizes: Vec<_> = shards.iter().map(|(_, urls)| urls.len()).collect();
     assert_eq!(sizes, [3, 3, 1]);
     assert_eq!(all_locs(&shards), whole);
+    // Without heads to read, the URLs go straight into the sitemap: the same bytes.
+    let read = (1..=3)
+        .map(|n| fs::read(site.path(format!("sitemap-{n}.xml"))).unwrap())
+        .collect::<Vec<_>>();
+    site.run(&["--max-urls", "3", "--no-html"]).success();
+    for (n, bytes) in read.iter().enumerate() {
+        assert_eq!(
+            &fs::read(site.path(format!("sitemap-{}.xml", n + 1))).unwrap(),
+            bytes
+        );
+    }
     let index = fs::read_to_string(site.sitemap_path()).unwrap();
     assert!(index.contains("<loc>https://example.com/sitemap-2.xml</loc>\n    <lastmod>2024-01-06T00:00:00+00:00</lastmod>"), "{index}");
 
