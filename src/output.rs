@@ -167,6 +167,7 @@ impl Sink {
                     .suffix(TEMP_SUFFIX)
                     .permissions(Permissions::from_mode(0o666))
                     .tempfile_in(&files.dir)
+                    .and_then(|temp| lock(temp.as_file()).map(|()| temp))
                     .with_context(|| {
                         format!("cannot create a temp file in {}", files.dir.display())
                     })?;
@@ -267,7 +268,7 @@ impl Written {
 /// until `keep` (or `undo` puts it back). There is no moment without the file.
 pub struct Replaced {
     target: PathBuf,
-    previous: Option<NamedTempFile<()>>,
+    previous: Option<NamedTempFile<File>>,
 }
 
 impl Replaced {
@@ -280,7 +281,12 @@ impl Replaced {
             let link = tempfile::Builder::new()
                 .prefix(TEMP_PREFIX)
                 .suffix(TEMP_SUFFIX)
-                .make_in(dir, |path| fs::hard_link(target, path))
+                .make_in(dir, |path| {
+                    fs::hard_link(target, path)?;
+                    let link = File::open(path)?;
+                    lock(&link)?;
+                    Ok(link)
+                })
                 .with_context(|| format!("cannot keep a copy of {}", target.display()))?;
             Some(link)
         } else {
@@ -313,6 +319,41 @@ impl Replaced {
         }
         Ok(())
     }
+}
+
+/// Every temp file of ours is locked (flock) while its run lives: a leftover that can be
+/// locked belongs to a run that was killed.
+fn lock(file: &File) -> io::Result<()> {
+    rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive)?;
+    Ok(())
+}
+
+/// Removes the temp files that killed runs left in `dir`, never those of a run still going;
+/// returns their paths.
+pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(removed),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", dir.display())),
+    };
+    for entry in entries {
+        let name = entry?.file_name();
+        let bytes = name.as_bytes();
+        if !(bytes.starts_with(TEMP_PREFIX.as_bytes()) && bytes.ends_with(TEMP_SUFFIX.as_bytes())) {
+            continue;
+        }
+        let path = dir.join(&name);
+        // Opened for the lock only; a file that vanished meanwhile was someone else's.
+        let Ok(file) = File::open(&path) else {
+            continue;
+        };
+        if lock(&file).is_ok() {
+            fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+            removed.push(path);
+        }
+    }
+    Ok(removed)
 }
 
 /// Renames `temp` over `target`, which keeps its mode if it exists.

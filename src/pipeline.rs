@@ -20,7 +20,7 @@ use crate::config::{Config, UsageError};
 use crate::entries::{self, Page};
 use crate::head::{self, Verdict};
 use crate::lastmod::{Churn, Dater};
-use crate::output::{Destination, Files, Replaced, Sink, Written};
+use crate::output::{self, Destination, Files, Replaced, Sink, Written};
 use crate::report::{LeftOut, Report};
 use crate::serialize::{Document, Entry, Kind, MAX_ENTRIES};
 use crate::spool::{Record, Spool};
@@ -68,6 +68,9 @@ impl Shard {
 
 pub fn run(config: &Config) -> Result<()> {
     let mut report = Report::new(config.verbosity, config.strict);
+    if !config.check {
+        remove_leftovers(config, &mut report)?;
+    }
     let mut dater = Dater::new(config, &mut report)?;
     // Without heads there are no alternates to check, so the URLs can go straight into the
     // sitemap; --check needs them afterwards for its summary.
@@ -189,6 +192,28 @@ pub fn run(config: &Config) -> Result<()> {
         }
     }
     report.summary(collected, shards, &config.destination.describe(), churn);
+    Ok(())
+}
+
+/// Temp files of killed runs, where ours are made: beside the output, the state, robots.txt.
+fn remove_leftovers(config: &Config, report: &mut Report) -> Result<()> {
+    let mut dirs = vec![config.root.clone()];
+    if let Destination::File(files) = &config.destination {
+        dirs.push(files.dir().to_path_buf());
+    }
+    if let Some(state) = &config.state {
+        dirs.push(Files::new(state.clone(), false, false).dir().to_path_buf());
+    }
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        for path in output::remove_leftovers(&dir)? {
+            report.detail(format_args!(
+                "removed {}, left by a run that was killed",
+                path.display()
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -212,3 +212,43 @@ fn a_closed_stdout_pipe_ends_quietly_with_0() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+#[test]
+fn a_killed_runs_temp_files_are_removed_by_the_next_run_but_a_live_runs_are_not() {
+    let (site, before) = site_with_sitemap();
+    let dead = site.write(".sitemapgen-dead01.tmp", "half a sitemap");
+    let live = site.write(".sitemapgen-live01.tmp", "a run in progress");
+    let theirs = site.write(".sitemapgen-notes.txt", "not ours");
+    // A live run holds a lock on its temp file; `flock` stands in for one here.
+    let mut holder = Command::new("flock")
+        .arg(&live)
+        .args(["-c", "read line"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("flock (util-linux)");
+    // Wait until the lock is taken: a second, non-blocking flock then fails.
+    while Command::new("flock")
+        .args(["-n", "-E", "9"])
+        .arg(&live)
+        .arg("true")
+        .status()
+        .unwrap()
+        .code()
+        != Some(9)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    site.run(&["-v"]).success().stderr_has(&[
+        "removed ",
+        ".sitemapgen-dead01.tmp, left by a run that was killed",
+    ]);
+    drop(holder.stdin.take());
+    holder.wait().unwrap();
+    assert!(!dead.exists());
+    assert!(live.exists() && theirs.exists());
+    assert_eq!(fs::read(site.sitemap_path()).unwrap(), before);
+    // --check writes nothing, and removes nothing either.
+    let dead = site.write(".sitemapgen-dead02.tmp", "x");
+    site.run(&["--check"]).success();
+    assert!(dead.exists());
+}
