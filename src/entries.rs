@@ -205,6 +205,16 @@ impl Finder<'_> {
             );
             return self.warn(problem, "not followed");
         }
+        // Past PATH_MAX no URL can be short enough either: the subtree is passed over.
+        if err.io_error().and_then(io::Error::raw_os_error)
+            == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error())
+        {
+            let problem = format!(
+                "{}: the path is too long to read (and its URLs would be)",
+                path.display()
+            );
+            return self.warn(problem, "not listed");
+        }
         let is_symlink = fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_symlink());
         let dangling = err.io_error().map(io::Error::kind) == Some(io::ErrorKind::NotFound);
         if is_symlink && dangling {
@@ -233,6 +243,10 @@ impl Finder<'_> {
                     Err(_) => "vanished while the site was being read",
                 };
                 return self.warn(format!("{} {what}", rel.display()), "not listed");
+            }
+            Err(err) if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+                self.excluded(rel, "a symlink loop")?;
+                return self.warn(format!("{} is a symlink loop", rel.display()), "not listed");
             }
             Err(err) => {
                 return Err(err).with_context(|| format!("cannot read {}", path.display()));

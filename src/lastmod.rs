@@ -44,7 +44,7 @@ impl LastmodMode {
 /// `YYYY-MM-DD`, or `YYYY-MM-DDThh:mm:ss[.s]TZD` with TZD `Z` or `±hh:mm`: the two W3C
 /// Datetime forms that every search engine accepts (a time without a zone is not one), within
 /// what the XSD's types allow: a year from 0001, a zone offset of at most 14 hours.
-fn is_w3c_date(text: &str) -> bool {
+pub fn is_w3c_date(text: &str) -> bool {
     let date = format_description!("[year]-[month]-[day]");
     if text.len() == 10 {
         return Date::parse(text, date).is_ok_and(|date| date.year() >= 1);

@@ -8,6 +8,7 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use flate2::write::GzEncoder;
@@ -328,8 +329,11 @@ fn lock(file: &File) -> io::Result<()> {
     Ok(())
 }
 
-/// Removes the temp files that killed runs left in `dir`, never those of a run still going;
-/// returns their paths.
+/// A temp file exists a moment before its run locks it; one younger than this may be such.
+const LEFTOVER_AGE: Duration = Duration::from_secs(10);
+
+/// Removes the temp files that killed runs left in `dir`, never those of a run still going
+/// (locked, or too young to be locked yet); returns their paths.
 pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
     let entries = match fs::read_dir(dir) {
@@ -348,12 +352,29 @@ pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
         let Ok(file) = File::open(&path) else {
             continue;
         };
-        if lock(&file).is_ok() {
+        let old = file
+            .metadata()
+            .and_then(|meta| meta.modified())
+            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age >= LEFTOVER_AGE));
+        if old && lock(&file).is_ok() {
             fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
             removed.push(path);
         }
     }
     Ok(removed)
+}
+
+/// Held while a run publishes into a directory: two runs on one output take turns, so an
+/// index never lands over another run's shards.
+pub struct Publishing(#[allow(dead_code)] File);
+
+impl Publishing {
+    pub fn lock(dir: &Path) -> Result<Publishing> {
+        let file = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+            .with_context(|| format!("cannot lock {}", dir.display()))?;
+        Ok(Publishing(file))
+    }
 }
 
 /// Renames `temp` over `target`, which keeps its mode if it exists.

@@ -20,7 +20,7 @@ use crate::config::{Config, UsageError};
 use crate::entries::{self, Page};
 use crate::head::{self, Verdict};
 use crate::lastmod::{Churn, Dater};
-use crate::output::{self, Destination, Files, Replaced, Sink, Written};
+use crate::output::{self, Destination, Files, Publishing, Replaced, Sink, Written};
 use crate::report::{LeftOut, Report};
 use crate::serialize::{Document, Entry, Kind, MAX_ENTRIES};
 use crate::spool::{Record, Spool};
@@ -184,6 +184,10 @@ pub fn run(config: &Config) -> Result<()> {
             }
         }
     }
+    let _turn = match &config.destination {
+        Destination::File(files) => Some(Publishing::lock(files.dir())?),
+        Destination::Stdout => None,
+    };
     publish(config, dater.into_records(), outputs)?;
     if let Destination::File(files) = &config.destination {
         remove_stale(config, files, shards, &mut report)?;

@@ -7,7 +7,10 @@
 //! sitemapgen-state 1
 //! digest blake3 ignore=<fingerprint of the --digest-ignore rules, or ->
 //! <key> <lastmod or -> <digest> <size> <mtime>
+//! end <number of records>
 //! ```
+//!
+//! The end line makes a file cut short at a line boundary detectable.
 //!
 //! The key is the URL's path under the base URL (`/`, `/docs/`, `/about.html`), so moving
 //! the site to another host or scheme keeps every date.
@@ -141,13 +144,25 @@ fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
         comparable: fingerprint == rules.fingerprint(),
     };
     while let Some((number, line)) = next("a record")? {
+        if let Some(count) = line.strip_prefix("end ") {
+            if count != state.records.len().to_string() {
+                bail!(
+                    "line {number} counts {count} URLs, the file holds {}",
+                    state.records.len()
+                );
+            }
+            if next("the end")?.is_some() {
+                bail!("line {number} is not the last");
+            }
+            return Ok(state);
+        }
         let (key, record) =
             parse_record(&line).with_context(|| format!("line {number} is malformed"))?;
         if state.records.insert(key, record).is_some() {
             bail!("line {number} repeats a URL");
         }
     }
-    Ok(state)
+    bail!("it is cut short (no end line)")
 }
 
 fn parse_record(line: &str) -> Result<(String, Record)> {
@@ -161,7 +176,11 @@ fn parse_record(line: &str) -> Result<(String, Record)> {
     Ok((
         key.to_string(),
         Record {
-            lastmod: (lastmod != "-").then(|| lastmod.to_string()),
+            lastmod: match lastmod {
+                "-" => None,
+                date if crate::lastmod::is_w3c_date(date) => Some(date.to_string()),
+                _ => bail!("bad lastmod {lastmod:?}"),
+            },
             digest: blake3::Hash::from_hex(digest).context("bad digest")?,
             size: size.parse().context("bad size")?,
             mtime: mtime.parse().context("bad mtime")?,
@@ -188,7 +207,7 @@ pub fn write(
             record.mtime
         )?;
     }
-    Ok(())
+    writeln!(out, "end {}", records.len())
 }
 
 #[cfg(test)]
@@ -246,7 +265,11 @@ mod tests {
             "sitemapgen-state 2\ndigest blake3 ignore=-\n".to_string(),
             "something else\n".to_string(),
             "sitemapgen-state 1\n".to_string(),
-            format!("sitemapgen-state 1\ndigest blake3 ignore=-\n{good}\n{good}\n"),
+            format!("sitemapgen-state 1\ndigest blake3 ignore=-\n{good}\n{good}\nend 2\n"),
+            format!("sitemapgen-state 1\ndigest blake3 ignore=-\n{good}\n"),
+            format!("sitemapgen-state 1\ndigest blake3 ignore=-\n{good}\nend 2\n"),
+            format!("sitemapgen-state 1\ndigest blake3 ignore=-\nend 0\n{good}\n"),
+            "sitemapgen-state 1\ndigest blake3 ignore=-\n/ yesterday 00 1 2\nend 1\n".to_string(),
             "sitemapgen-state 1\ndigest blake3 ignore=-\n/ - nothex 1 2\n".to_string(),
             format!("sitemapgen-state 1\ndigest blake3 ignore=-\n{good} extra\n"),
         ] {

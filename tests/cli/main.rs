@@ -2,6 +2,7 @@
 
 mod docs;
 mod failures;
+mod faults;
 mod files_from;
 mod generators;
 mod harness;
