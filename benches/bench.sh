@@ -144,6 +144,8 @@ FILES=$(sed -n 's/^files=\([0-9]*\).*/\1/p' "$MARKER")
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 (cd "$ROOT" && cargo build --release --quiet)
 BIN=$ROOT/target/release/sitemapgen
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "no commit")
+git -C "$ROOT" diff --quiet HEAD 2>/dev/null || COMMIT="$COMMIT+changes"
 [[ -x $BIN ]] || die "$BIN was not built"
 
 # --- Timing ------------------------------------------------------------------------------
@@ -218,7 +220,7 @@ cat <<EOF
 ===== sitemapgen benchmark =====
 N (pages)   : $N, $FILES files in the tree ($(sed -n 's/.*\(dirs=[0-9]*\).*/\1/p' "$MARKER"))
 machine     : $(nproc) CPUs, ${CPU:-unknown CPU}, $MEM RAM, $(uname -sr), fs $(stat -f -c %T "$SITE")
-sitemapgen  : $("$BIN" --version) ($(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "no commit")), $OUT_FILES output file(s)
+sitemapgen  : $("$BIN" --version) (built from $COMMIT), $OUT_FILES output file(s)
 runs        : $RUNS (+1 warmup) each, hyperfine $(hyperfine --version | cut -d' ' -f2); medians
 
 | pages | mode | sitemapgen | baseline | ratio | peak RSS |
