@@ -103,6 +103,15 @@ pub fn sitemap_bytes(bytes: &[u8], base: &str) -> Vec<UrlRecord> {
     sitemap(file.path(), base)
 }
 
+/// The validated sitemap's URLs relative to `base` (the site root is `""`).
+#[track_caller]
+pub fn listed(path: &Path, base: &str) -> Vec<String> {
+    sitemap(path, base)
+        .into_iter()
+        .map(|url| url.loc.strip_prefix(base).unwrap().to_string())
+        .collect()
+}
+
 pub fn locs(urls: &[UrlRecord]) -> Vec<&str> {
     urls.iter().map(|u| u.loc.as_str()).collect()
 }

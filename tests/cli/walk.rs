@@ -3,14 +3,10 @@
 use std::os::unix::fs::symlink;
 
 use crate::harness::{BASE, Site};
-use crate::validate::{self, locs};
+use crate::validate;
 
 fn listed(site: &Site) -> Vec<String> {
-    let urls = validate::sitemap(&site.sitemap_path(), BASE);
-    locs(&urls)
-        .iter()
-        .map(|loc| loc.strip_prefix(BASE).unwrap().to_string())
-        .collect()
+    validate::listed(&site.sitemap_path(), BASE)
 }
 
 #[test]
