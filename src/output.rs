@@ -366,14 +366,17 @@ pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Held while a run publishes into a directory: two runs on one output take turns, so an
 /// index never lands over another run's shards.
-pub struct Publishing(#[allow(dead_code)] File);
+pub struct Publishing {
+    /// The lock lasts as long as the descriptor.
+    _locked: File,
+}
 
 impl Publishing {
     pub fn lock(dir: &Path) -> Result<Publishing> {
         let file = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
             .with_context(|| format!("cannot lock {}", dir.display()))?;
-        Ok(Publishing(file))
+        Ok(Publishing { _locked: file })
     }
 }
 
