@@ -1,9 +1,9 @@
 //! The candidate files: a walk of DIR or a given list, both in the same order, filtered by the
 //! rules into pages. The order is depth first, each directory's names ordered by `sort_key`.
 //!
-//! The finding (directory reads, rules, one stat per page: mostly kernel time) runs on its
-//! own thread, ahead of the caller's work on each page, and hands over what it found in
-//! batches, in order.
+//! The finding runs ahead of the caller's work on each page, in two threads of its own: one
+//! reads directories and applies the rules, the next stats the pages (mostly kernel time).
+//! What they find is handed on in batches, in order.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -42,12 +42,14 @@ pub fn visit(
     mut on_page: impl FnMut(&Page, &mut Report) -> Result<()>,
 ) -> Result<()> {
     thread::scope(|scope| {
-        let (sender, receiver) = sync_channel(BATCHES_AHEAD);
+        let (sender, unstatted) = sync_channel(BATCHES_AHEAD);
+        let (statted, receiver) = sync_channel(BATCHES_AHEAD);
+        let verbose = config.verbosity == Verbosity::Verbose;
+        let stat_stage = scope.spawn(move || stat_pages(unstatted, statted, verbose));
         let finder = scope.spawn(move || {
             let mut finder = Finder {
                 config,
-                verbose: config.verbosity == Verbosity::Verbose,
-                stats: Stats::default(),
+                verbose,
                 batch: Vec::with_capacity(BATCH),
                 sender,
             };
@@ -62,6 +64,9 @@ pub fn visit(
         let found = finder
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        stat_stage
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         consumed.and(found)
     })
 }
@@ -71,6 +76,11 @@ const BATCHES_AHEAD: usize = 8;
 
 /// What the finder found, in order.
 enum Found {
+    /// A file the rules made a page, for the stat stage to turn into a `Page` or not.
+    Unstatted {
+        rel: PathBuf,
+        path: PathBuf,
+    },
     Page {
         rel: PathBuf,
         path: PathBuf,
@@ -82,6 +92,73 @@ enum Found {
     /// A directory or file passed over uncounted; sent only for -v.
     Skipped(PathBuf, String),
     Warning(String, &'static str),
+    /// A failure, in its place in the order.
+    Failed(anyhow::Error),
+}
+
+fn excluded(verbose: bool, rel: &Path, why: impl std::fmt::Display) -> Found {
+    Found::Excluded(verbose.then(|| (rel.to_path_buf(), why.to_string())))
+}
+
+/// The stat stage: every page's metadata, through a descriptor of its directory.
+fn stat_pages(receiver: Receiver<Vec<Found>>, sender: SyncSender<Vec<Found>>, verbose: bool) {
+    let mut stats = Stats::default();
+    for batch in receiver {
+        let mut out = Vec::with_capacity(batch.len() + 8);
+        for found in batch {
+            match found {
+                Found::Unstatted { rel, path } => {
+                    stat_page(&mut stats, rel, path, verbose, &mut out)
+                }
+                other => out.push(other),
+            }
+        }
+        // A closed channel means the consumer failed; its error is the one to report.
+        if sender.send(out).is_err() {
+            return;
+        }
+    }
+}
+
+fn stat_page(stats: &mut Stats, rel: PathBuf, path: PathBuf, verbose: bool, out: &mut Vec<Found>) {
+    let meta = match stats.stat(&path) {
+        Ok(meta) => meta,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            out.push(excluded(verbose, &rel, "gone"));
+            let what = match fs::symlink_metadata(&path) {
+                Ok(_) => "is a dangling symlink",
+                Err(_) => "vanished while the site was being read",
+            };
+            out.push(Found::Warning(
+                format!("{} {what}", rel.display()),
+                "not listed",
+            ));
+            return;
+        }
+        Err(err) if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            out.push(excluded(verbose, &rel, "a symlink loop"));
+            out.push(Found::Warning(
+                format!("{} is a symlink loop", rel.display()),
+                "not listed",
+            ));
+            return;
+        }
+        Err(err) => {
+            let context = format!("cannot read {}", path.display());
+            out.push(Found::Failed(anyhow::Error::from(err).context(context)));
+            return;
+        }
+    };
+    if FileType::from_raw_mode(meta.st_mode) != FileType::RegularFile {
+        out.push(excluded(verbose, &rel, "not a regular file"));
+        return;
+    }
+    out.push(Found::Page {
+        rel,
+        path,
+        size: meta.st_size as u64,
+        mtime: meta.st_mtime,
+    });
 }
 
 fn consume(
@@ -112,6 +189,8 @@ fn consume(
                 Found::Excluded(None) => report.excluded_unnamed(),
                 Found::Skipped(rel, why) => report.skipped(&rel, why),
                 Found::Warning(problem, consequence) => report.warn(problem, consequence)?,
+                Found::Failed(err) => return Err(err),
+                Found::Unstatted { .. } => unreachable!("the stat stage handles these"),
             }
         }
     }
@@ -122,7 +201,6 @@ fn consume(
 struct Finder<'c> {
     config: &'c Config,
     verbose: bool,
-    stats: Stats,
     batch: Vec<Found>,
     sender: SyncSender<Vec<Found>>,
 }
@@ -145,8 +223,7 @@ impl Finder<'_> {
     }
 
     fn excluded(&mut self, rel: &Path, why: impl std::fmt::Display) -> Result<()> {
-        let named = self.verbose.then(|| (rel.to_path_buf(), why.to_string()));
-        self.send(Found::Excluded(named))
+        self.send(excluded(self.verbose, rel, why))
     }
 
     fn skipped(&mut self, rel: &Path, why: impl std::fmt::Display) -> Result<()> {
@@ -234,32 +311,9 @@ impl Finder<'_> {
             Some(Skip::OwnOutput) => return self.skipped(rel, Skip::OwnOutput),
             Some(why) => return self.excluded(rel, why),
         }
-        let meta = match self.stats.stat(path) {
-            Ok(meta) => meta,
-            Err(err) if err.kind() == io::ErrorKind::NotFound => {
-                self.excluded(rel, "gone")?;
-                let what = match fs::symlink_metadata(path) {
-                    Ok(_) => "is a dangling symlink",
-                    Err(_) => "vanished while the site was being read",
-                };
-                return self.warn(format!("{} {what}", rel.display()), "not listed");
-            }
-            Err(err) if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
-                self.excluded(rel, "a symlink loop")?;
-                return self.warn(format!("{} is a symlink loop", rel.display()), "not listed");
-            }
-            Err(err) => {
-                return Err(err).with_context(|| format!("cannot read {}", path.display()));
-            }
-        };
-        if FileType::from_raw_mode(meta.st_mode) != FileType::RegularFile {
-            return self.excluded(rel, "not a regular file");
-        }
-        self.send(Found::Page {
+        self.send(Found::Unstatted {
             rel: rel.to_path_buf(),
             path: path.to_path_buf(),
-            size: meta.st_size as u64,
-            mtime: meta.st_mtime,
         })
     }
 

@@ -175,13 +175,11 @@ impl Rules {
         if !self.hidden && name.starts_with(b".") {
             return Some(Skip::Hidden);
         }
-        if let Some(skip) = first_exclude(&self.exclude, &self.exclude_globs, candidate) {
-            return Some(skip);
-        }
+        // The include set first: it is cheap (extensions, mostly) and rules out the assets.
         if !self.include.is_match_candidate(candidate) {
             return Some(Skip::NotIncluded);
         }
-        None
+        first_exclude(&self.exclude, &self.exclude_globs, candidate)
     }
 
     /// The output, or a shard of it: an earlier run's files are not pages either.
