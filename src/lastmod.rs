@@ -160,7 +160,7 @@ impl<'c> Dater<'c> {
                 || frozen
                     .old
                     .records
-                    .get(&format!("/{url_path}"))
+                    .get(url_path)
                     .is_none_or(|o| o.size != page.size || o.mtime != page.mtime)
         })
     }
@@ -183,7 +183,7 @@ impl<'c> Dater<'c> {
         let fresh = |report: &mut Report| fresh_date(mode, *clamp, git.as_ref(), page, report);
         match frozen {
             None => fresh(report),
-            Some(frozen) => frozen.date(page, &format!("/{url_path}"), content, report, fresh),
+            Some(frozen) => frozen.date(page, url_path, content, report, fresh),
         }
     }
 

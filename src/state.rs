@@ -170,11 +170,11 @@ fn parse_record(line: &str) -> Result<(String, Record)> {
     let [key, lastmod, digest, size, mtime] = fields[..] else {
         bail!("expected 5 fields, found {}", fields.len());
     };
-    if !key.starts_with('/') {
+    let Some(url_path) = key.strip_prefix('/') else {
         bail!("the key {key:?} does not start with /");
-    }
+    };
     Ok((
-        key.to_string(),
+        url_path.to_string(),
         Record {
             lastmod: match lastmod {
                 "-" => None,
@@ -188,7 +188,8 @@ fn parse_record(line: &str) -> Result<(String, Record)> {
     ))
 }
 
-/// Writes the new state, sorted by key, to `out`.
+/// Writes the new state, sorted by key, to `out`. In memory a record is keyed by its URL
+/// path as the pipeline has it (`""`, `docs/`); in the file by that path after a `/`.
 pub fn write(
     out: &mut impl Write,
     rules: &DigestRules,
@@ -197,10 +198,10 @@ pub fn write(
     records.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     writeln!(out, "{MAGIC} {VERSION}")?;
     writeln!(out, "digest blake3 ignore={}", rules.fingerprint())?;
-    for (key, record) in records.iter() {
+    for (url_path, record) in records.iter() {
         writeln!(
             out,
-            "{key} {} {} {} {}",
+            "/{url_path} {} {} {} {}",
             record.lastmod.as_deref().unwrap_or("-"),
             record.digest.to_hex(),
             record.size,
@@ -229,10 +230,10 @@ mod tests {
         };
         let mut records = vec![
             (
-                "/b.html".to_string(),
+                "b.html".to_string(),
                 record(Some("2024-05-01T10:00:00+00:00"), 2),
             ),
-            ("/".to_string(), record(None, 1)),
+            ("".to_string(), record(None, 1)),
         ];
         let mut out = Vec::new();
         write(&mut out, &rules, &mut records).unwrap();
@@ -248,7 +249,7 @@ mod tests {
         let state = parse(out.as_slice(), &rules).unwrap();
         assert!(state.comparable);
         assert_eq!(state.records.len(), 2);
-        assert_eq!(state.records["/b.html"], records[1].1);
+        assert_eq!(state.records["b.html"], records[1].1);
         assert!(
             !parse(out.as_slice(), &super::tests::rules(&[]))
                 .unwrap()
