@@ -159,7 +159,10 @@ impl<W: Write> Document<W> {
         self.bytes() + len + closing_len(self.kind) <= MAX_BYTES
     }
 
+    /// Writes `entry`, or refuses it whole if a value holds a character that has no place in
+    /// a sitemap (see `check_chars`): a document is never left broken by a value.
     pub fn write(&mut self, entry: &Entry) -> Result<()> {
+        check_chars(entry)?;
         let before = self.bytes();
         let xml = match &mut self.out {
             Out::Xml(xml) => xml,
@@ -205,6 +208,30 @@ impl<W: Write> Document<W> {
         debug_assert_eq!(sink.bytes - before, closing_len(self.kind));
         Ok((sink.inner, sink.bytes))
     }
+}
+
+/// Refuses control characters (which XML 1.0 cannot carry, or which a parser would turn into
+/// other whitespace) and the non-characters U+FFFE and U+FFFF. No URL, date, word or number
+/// of a sitemap holds one: the mapping percent-encodes them, and the other values are checked
+/// where they are made; this is the last line.
+fn check_chars(entry: &Entry) -> Result<()> {
+    let alternates = entry
+        .alternates
+        .iter()
+        .flat_map(|(lang, href)| [lang, href]);
+    let values = entry.children().into_iter().filter_map(|(_, value)| value);
+    for value in values.chain(alternates.map(String::as_str)) {
+        if let Some(c) = value
+            .chars()
+            .find(|&c| c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}')
+        {
+            return Err(anyhow!(
+                "cannot write {value:?} into a sitemap: it holds the character U+{:04X}",
+                u32::from(c)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Counts what passes through: the document's size, uncompressed.
@@ -278,6 +305,21 @@ mod tests {
                </url>\n\
              </urlset>\n"
         );
+    }
+
+    #[test]
+    fn a_value_with_a_control_character_is_refused_before_anything_is_written() {
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), false).unwrap();
+        let before = doc.bytes();
+        let err = doc.write(&entry("https://example.com/a\u{1}b", None));
+        assert!(err.unwrap_err().to_string().contains("U+0001"));
+        let alternates = [("de\t".to_string(), "https://example.com/".to_string())];
+        let err = doc.write(&Entry {
+            alternates: &alternates,
+            ..entry("https://example.com/", None)
+        });
+        assert!(err.unwrap_err().to_string().contains("U+0009"));
+        assert_eq!(doc.bytes(), before);
     }
 
     #[test]
