@@ -61,10 +61,11 @@ impl BaseUrl {
         if !url.username().is_empty() || url.password().is_some() {
             bail!("--base-url {text:?} must not carry a user name or password");
         }
-        if !url.path().ends_with('/') {
-            let path = format!("{}/", url.path());
-            url.set_path(&path);
+        let mut path = strict_path(url.path());
+        if !path.ends_with('/') {
+            path.push('/');
         }
+        url.set_path(&path);
         Ok(BaseUrl(url.into()))
     }
 
@@ -75,6 +76,26 @@ impl BaseUrl {
         url.push_str(path);
         url
     }
+}
+
+/// The base URL's path with what the URL parser leaves raw but RFC 3986 does not allow in a
+/// path (`|`, `^`, `[`, `]`, a `%` that starts no escape) percent-encoded, as the pages' own
+/// segments are. Escapes already there are kept as written.
+fn strict_path(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut strict = String::with_capacity(path.len());
+    for (i, byte) in bytes.iter().enumerate() {
+        let escape = *byte == b'%'
+            && bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit));
+        if *byte == b'/' || escape {
+            strict.push(char::from(*byte));
+        } else {
+            strict.extend(encode_segment(std::slice::from_ref(byte)));
+        }
+    }
+    strict
 }
 
 /// How file paths become URL paths.
@@ -256,6 +277,12 @@ mod tests {
         assert_eq!(
             BaseUrl::parse("http://example.com").unwrap().join(""),
             "http://example.com/"
+        );
+        assert_eq!(
+            BaseUrl::parse("https://example.com/a|b^[c]/100%/%7e%C3%A9 x")
+                .unwrap()
+                .join(""),
+            "https://example.com/a%7Cb%5E%5Bc%5D/100%25/%7e%C3%A9%20x/"
         );
         for bad in [
             "example.com",
