@@ -116,7 +116,8 @@ pub fn read(path: &Path, rules: &DigestRules) -> Result<Option<OldState>> {
         .with_context(|| format!("state file {} is not usable", path.display()))
 }
 
-fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
+/// Reads a state from `reader` (see `read`).
+pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
     let mut lines = reader.lines().enumerate();
     let mut next = |what: &str| -> Result<Option<(usize, String)>> {
         match lines.next() {

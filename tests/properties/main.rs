@@ -1,0 +1,303 @@
+//! Property tests: the properties of `checks.rs`, the fuzz targets' own, over a few thousand
+//! generated cases each, in every `cargo test`.
+
+mod checks;
+
+use proptest::prelude::*;
+use proptest::test_runner::Config;
+
+/// Bytes that stress a URL mapping: every byte can come, the awkward ones often.
+fn name_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let byte = prop_oneof![
+        any::<u8>(),
+        prop::sample::select(b" %?#<>\"'&/\\.\x7f\x01\t\n\r\xc3\xa9\xff".to_vec()),
+        prop::char::range('a', 'z').prop_map(|c| c as u8),
+    ];
+    prop_oneof![
+        prop::collection::vec(byte, 0..12),
+        prop::sample::select(vec![
+            "index.html",
+            "index.htm",
+            "a.html",
+            ".html",
+            "b.htm",
+            "..",
+            "."
+        ])
+        .prop_map(|name| name.as_bytes().to_vec()),
+    ]
+}
+
+fn base_url() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "https://example.com",
+            "http://example.com/docs/",
+            "https://Example.COM:8443/a b/|^[x]/100%/",
+            "https://bücher.example/ü",
+            "https://[::1]/",
+        ])
+        .prop_map(String::from),
+        "https?://[a-z.]{1,12}(/[ -~]{0,10}){0,3}",
+        any::<String>(),
+    ]
+}
+
+/// A value for the serializer: mostly printable text, often markup, sometimes any char.
+fn value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[ -~]{0,16}",
+        "[<>&'\"\\]]{0,6}",
+        any::<String>(),
+        prop::sample::select(vec![
+            "\u{1}", "\t", "\r\n", "\u{85}", "\u{fffe}", "\u{ffff}", "]]>"
+        ])
+        .prop_map(String::from),
+    ]
+}
+
+fn values() -> impl Strategy<Value = checks::Values> {
+    (
+        value(),
+        prop::option::of(value()),
+        prop::option::of(value()),
+        prop::option::of(value()),
+        prop::collection::vec((value(), value()), 0..3),
+    )
+}
+
+/// An HTML page put together from what heads hold, broken markup included.
+fn page() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        prop::sample::select(vec![
+            "<head>",
+            "</head>",
+            "<body>",
+            "<meta name=robots content=noindex>",
+            "<meta name=\"ROBOTS\" content=\"index,follow\">",
+            "<meta http-equiv=refresh content=\"0; url=/new/\">",
+            "<link rel=canonical href=/docs/page>",
+            "<link rel=alternate hreflang=de href=/de/page.html>",
+            "<link rel=\"alternate\" hreflang=\"x-default\" href=\"https://example.com/\">",
+            "<link rel=alternate hreflang=\"e n\" href=\"javascript:x\">",
+            "<script><link rel=canonical href=/x></script>",
+            "<!-- <meta name=robots content=noindex> -->",
+            "<title>",
+            "\u{e9}&amp;&#0;",
+            "<",
+            "\"",
+        ])
+        .prop_map(|piece| piece.as_bytes().to_vec()),
+        prop::collection::vec(any::<u8>(), 0..8),
+    ];
+    prop::collection::vec(piece, 0..16).prop_map(|pieces| pieces.concat())
+}
+
+fn state_text() -> impl Strategy<Value = Vec<u8>> {
+    let digest = blake3::hash(b"x").to_hex().to_string();
+    let line = prop_oneof![
+        Just("sitemapgen-state 1".to_string()),
+        Just("digest blake3 ignore=-".to_string()),
+        Just(format!("/ - {digest} 1 2")),
+        Just(format!("/a.html 2024-05-01 {digest} 10 -3")),
+        Just(format!("/b/ 2024-05-01T10:00:00+02:00 {digest} 0 0")),
+        (0..4usize).prop_map(|n| format!("end {n}")),
+        "[ -~]{0,40}",
+    ];
+    prop::collection::vec(line, 0..8).prop_map(|lines| (lines.join("\n") + "\n").into_bytes())
+}
+
+fn toml_text() -> impl Strategy<Value = String> {
+    let key = prop_oneof![
+        prop::sample::select(vec![
+            "base-url",
+            "dir",
+            "include",
+            "exclude",
+            "gzip",
+            "max-urls",
+            "lastmod",
+            "format",
+            "changefreq",
+            "priority",
+            "state",
+            "output",
+            "clean-urls",
+            "config",
+            "nope",
+        ])
+        .prop_map(String::from),
+        "[a-z-]{1,10}",
+    ];
+    let value = prop_oneof![
+        any::<bool>().prop_map(toml::Value::from),
+        any::<i64>().prop_map(toml::Value::from),
+        prop::sample::select(vec![
+            ".",
+            "https://example.com/",
+            "*.html",
+            "[",
+            "*=0.5",
+            "git"
+        ])
+        .prop_map(toml::Value::from),
+        prop::collection::vec("[ -~]{0,8}", 0..3).prop_map(toml::Value::from),
+    ];
+    prop_oneof![
+        2 => Just(String::new()),
+        2 => prop::collection::vec((key, value), 0..3).prop_map(|pairs| {
+            pairs.into_iter().collect::<toml::Table>().to_string()
+        }),
+        1 => "[ -~\n]{0,60}",
+    ]
+}
+
+/// Mostly a plausible command line (DIR, a base URL, options with values) with some noise, so
+/// that runs get past clap into the settings' own checks.
+fn command_line() -> impl Strategy<Value = Vec<String>> {
+    let flag = prop::sample::select(vec![
+        "--gzip",
+        "--check",
+        "--robots",
+        "--clean-urls",
+        "--no-html",
+        "--hidden",
+        "--follow",
+        "--no-trailing-slash",
+        "--no-default-excludes",
+        "--strict",
+        "-q",
+        "-v",
+        "--null",
+    ])
+    .prop_map(|flag| vec![flag.to_string()]);
+    let option = (
+        prop::sample::select(vec![
+            "--include",
+            "--exclude",
+            "--priority",
+            "--changefreq",
+            "--lastmod",
+            "--state",
+            "--format",
+            "-o",
+            "--max-urls",
+            "--max-churn",
+            "--digest-ignore",
+            "--files-from",
+            "--completions",
+            "-b",
+        ]),
+        prop_oneof![
+            prop::sample::select(vec![
+                "*.html",
+                "drafts/",
+                "[",
+                "a/**",
+                "*.html=0.3",
+                "*=weekly",
+                "x=2",
+                "*=sometimes",
+                "2024-05-01",
+                "2024-13-01",
+                "none",
+                "git",
+                "mtime",
+                "txt",
+                "json",
+                "-",
+                "0",
+                "50001",
+                "101",
+                "-1",
+                "(",
+                "bash",
+                "https://example.com/",
+                "ftp://x/",
+            ])
+            .prop_map(String::from),
+            "[ -~]{0,10}",
+        ],
+    )
+        .prop_map(|(option, value)| vec![option.to_string(), value]);
+    let noise = "[ -~]{0,10}".prop_map(|arg| vec![arg]);
+    let dir = prop_oneof![8 => Just("."), 1 => Just("/nonexistent"), 1 => Just("Cargo.toml")];
+    (
+        prop::option::weighted(0.9, dir),
+        prop::option::weighted(0.9, Just("--base-url=https://example.com/")),
+        prop::collection::vec(prop_oneof![2 => flag, 6 => option, 1 => noise], 0..4),
+    )
+        .prop_map(|(dir, base, rest)| {
+            let mut args: Vec<String> = dir.into_iter().chain(base).map(String::from).collect();
+            args.extend(rest.into_iter().flatten());
+            args
+        })
+}
+
+proptest! {
+    #![proptest_config(Config::with_cases(3000))]
+
+    #[test]
+    fn a_page_path_maps_to_a_strict_url_that_decodes_back(
+        base in base_url(),
+        clean_urls: bool,
+        trailing_slash: bool,
+        segments in prop::collection::vec(name_bytes(), 1..5),
+    ) {
+        checks::url_mapping(&base, clean_urls, trailing_slash, &segments);
+    }
+
+    #[test]
+    fn the_serializer_writes_well_formed_documents_of_exactly_what_it_takes(
+        kind in 0..3u8,
+        xhtml: bool,
+        entries in prop::collection::vec(values(), 0..5),
+    ) {
+        checks::serializer(kind, xhtml, &entries);
+    }
+
+    #[test]
+    fn a_state_file_reads_or_is_refused_and_what_reads_writes_back(bytes in state_text()) {
+        checks::state_file(&bytes);
+    }
+
+    #[test]
+    fn a_written_state_reads_back_exactly(
+        pages in prop::collection::vec(
+            (
+                prop::collection::vec(name_bytes(), 1..3),
+                prop::option::of(any::<(u16, u8, u8)>()),
+                any::<[u8; 32]>(),
+                any::<u64>(),
+                any::<i64>(),
+            ),
+            0..6,
+        ),
+        patterns in prop::collection::vec("[a-z.*()]{0,6}", 0..2),
+    ) {
+        checks::state_records(&pages, &patterns);
+    }
+}
+
+proptest! {
+    // These two write a file per case.
+    #![proptest_config(Config::with_cases(1000))]
+
+    #[test]
+    fn a_head_reads_the_same_through_any_buffer_and_keeps_only_writable_alternates(
+        page in page(),
+        buffer_len in 64..256usize,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        checks::head(&page, buffer_len, dir.path());
+    }
+
+    #[test]
+    fn any_config_file_under_any_command_line_is_settings_or_a_usage_error(
+        toml in toml_text(),
+        args in command_line(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        checks::config(&toml, &args, dir.path());
+    }
+}
