@@ -9,7 +9,7 @@
 //! itself; more become `STEM-1.xml`, `STEM-2.xml`, … with the output as their index.
 
 use std::ffi::OsStr;
-use std::io::Write;
+use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -102,15 +102,23 @@ pub fn run(config: &Config) -> Result<()> {
         // A page --state must digest is read once, whole, for its head as well.
         let whole = dater.needs_content(page, &page_path.path);
         if whole {
-            state::read_whole(page.path, &mut content)
-                .with_context(|| format!("cannot read {}", page.path.display()))?;
+            match state::read_whole(page.path, &mut content) {
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                    return vanished(page, report);
+                }
+                read => read.with_context(|| format!("cannot read {}", page.path.display()))?,
+            }
         }
         let alternates = if config.read_html && is_html(page.rel) {
             let head = if whole {
                 head::parse(&content)
             } else {
-                head::read(page.path, &mut head_buffer)
-                    .with_context(|| format!("cannot read {}", page.path.display()))?
+                match head::read(page.path, &mut head_buffer) {
+                    Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                        return vanished(page, report);
+                    }
+                    read => read.with_context(|| format!("cannot read {}", page.path.display()))?,
+                }
             };
             match judge_head(page, &loc, head, report)? {
                 Some(alternates) => alternates,
@@ -197,6 +205,19 @@ pub fn run(config: &Config) -> Result<()> {
     }
     report.summary(collected, shards, &config.destination.describe(), churn);
     Ok(())
+}
+
+/// A page gone between its stat and its read: the site changed under the run. Like a page
+/// gone before its stat (`entries.rs`), a warning, and the page is not listed.
+fn vanished(page: &Page, report: &mut Report) -> Result<()> {
+    report.excluded(page.rel, "gone");
+    report.warn(
+        format!(
+            "{} vanished while the site was being read",
+            page.rel.display()
+        ),
+        "not listed",
+    )
 }
 
 /// Temp files of killed runs, where ours are made: beside the output, the state, robots.txt.

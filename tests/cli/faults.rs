@@ -655,6 +655,128 @@ fn a_listed_dangling_symlink_is_a_warning_and_an_error_under_strict() {
     assert_eq!(site.all_files(), files);
 }
 
+/// `sitemapgen ARGS DIR` under strace with `strace_args`, its trace in `trace`.
+fn spawn_traced(site: &Site, trace: &Path, strace_args: &[&str], args: &[&str]) -> Child {
+    Command::new("strace")
+        .args(["-f", "-qq", "-o"])
+        .arg(trace)
+        .args(strace_args)
+        .args([BIN, "-b", BASE])
+        .args(args)
+        .arg(&site.root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Twenty pages `p00.html`…`p19.html`, and a sitemap of them.
+fn twenty_pages() -> Site {
+    let site = Site::empty();
+    for i in 0..20 {
+        site.page(format!("p{i:02}.html"));
+    }
+    site.run(&["--lastmod", "none"]).success();
+    site
+}
+
+#[test]
+fn a_page_that_vanishes_between_the_walk_and_its_stat_is_a_warning() {
+    if !strace_works() {
+        return;
+    }
+    for strict in [false, true] {
+        let site = twenty_pages();
+        let before = fs::read(site.sitemap_path()).unwrap();
+        // Every stat is held up 50 ms. Once the first page's has begun, the walk has listed
+        // the directory, and the last page is a second away from its own: remove it then.
+        let trace = site.outside().join("trace");
+        let args: &[&str] = if strict { &["--strict"] } else { &[] };
+        let inject = [
+            "-e",
+            "trace=newfstatat",
+            "-e",
+            "inject=newfstatat:delay_enter=50000",
+        ];
+        let child = spawn_traced(&site, &trace, &inject, args);
+        let start = Instant::now();
+        while !fs::read_to_string(&trace).is_ok_and(|t| t.contains("\"p00.html\"")) {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no stat of p00.html"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        fs::remove_file(site.path("p19.html")).unwrap();
+        fs::remove_file(&trace).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("p19.html vanished while the site was being read"),
+            "{stderr}"
+        );
+        if strict {
+            assert_eq!(out.status.code(), Some(1), "{stderr}");
+            assert_eq!(fs::read(site.sitemap_path()).unwrap(), before);
+        } else {
+            assert!(out.status.success(), "{stderr}");
+            assert!(stderr.contains("warning: "), "{stderr}");
+            let urls = validate::sitemap(&site.sitemap_path(), BASE);
+            assert_eq!(urls.len(), 19);
+            assert!(!locs(&urls).iter().any(|loc| loc.contains("p19")));
+        }
+        assert_no_leftovers(&site);
+    }
+}
+
+#[test]
+fn a_page_that_vanishes_between_its_stat_and_its_read_is_a_warning() {
+    if !strace_works() {
+        return;
+    }
+    // The page's open fails as if it had just been removed: the head reader's open, and with
+    // --state the digest's.
+    for with in ["", "--state", "--strict"] {
+        let site = twenty_pages();
+        let state = site.outside().join("sitemap.state");
+        let args = match with {
+            "--state" => vec!["--state", state.to_str().unwrap()],
+            "" => vec![],
+            flag => vec![flag],
+        };
+        let before = fs::read(site.sitemap_path()).unwrap();
+        let victim = site.path("p05.html");
+        let trace = site.outside().join("trace");
+        let inject = [
+            "-P",
+            victim.to_str().unwrap(),
+            "-e",
+            "trace=openat",
+            "-e",
+            "inject=openat:error=ENOENT",
+        ];
+        let out = spawn_traced(&site, &trace, &inject, &args)
+            .wait_with_output()
+            .unwrap();
+        fs::remove_file(&trace).unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("p05.html vanished while the site was being read"),
+            "{args:?}: {stderr}"
+        );
+        if with == "--strict" {
+            assert_eq!(out.status.code(), Some(1), "{stderr}");
+            assert_eq!(fs::read(site.sitemap_path()).unwrap(), before);
+        } else {
+            assert!(out.status.success(), "{args:?}: {stderr}");
+            let urls = validate::sitemap(&site.sitemap_path(), BASE);
+            assert_eq!(urls.len(), 19, "{args:?}");
+            assert!(!locs(&urls).iter().any(|loc| loc.contains("p05")));
+        }
+        assert_no_leftovers(&site);
+    }
+}
+
 #[test]
 fn a_page_symlink_that_loops_on_itself_is_a_warning_like_a_dangling_one() {
     // Like a dangling symlink, a page that resolves to nothing because of a loop is not a
