@@ -83,3 +83,58 @@ fn the_committed_schemas_are_the_official_ones() {
         );
     }
 }
+
+/// The names of the `#[test]` functions in `tests/cli/FILE`.
+fn tests_in(file: &str) -> BTreeSet<String> {
+    let text = read(&format!("tests/cli/{file}"));
+    let mut names = BTreeSet::new();
+    let mut lines = text.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        if line == "#[test]" {
+            let signature = lines.find(|l| l.starts_with("fn ")).unwrap();
+            let name = &signature[3..signature.find('(').unwrap()];
+            names.insert(name.to_string());
+        }
+    }
+    names
+}
+
+/// The tests that README's "Failure behaviour" tables name, in their last column.
+fn tests_in_the_failure_tables() -> BTreeSet<String> {
+    let readme = read("README.md");
+    let section = &readme[readme
+        .find("\n## Failure behaviour\n")
+        .expect("the section")..];
+    let section = &section[..section[1..].find("\n## ").unwrap()];
+    let mut names = BTreeSet::new();
+    for row in section.lines().filter(|l| l.starts_with('|')) {
+        let last = row.trim_end_matches('|').rsplit('|').next().unwrap();
+        for name in last.split('`').skip(1).step_by(2) {
+            names.insert(name.to_string());
+        }
+    }
+    names
+}
+
+#[test]
+fn the_failure_tables_name_every_fault_test_and_only_tests_that_exist() {
+    let documented = tests_in_the_failure_tables();
+    let files = fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli")).unwrap();
+    let mut existing = BTreeSet::new();
+    for file in files {
+        existing.extend(tests_in(&file.unwrap().file_name().to_string_lossy()));
+    }
+    let unknown: Vec<_> = documented.difference(&existing).collect();
+    assert!(
+        unknown.is_empty(),
+        "README names no such tests: {unknown:?}"
+    );
+    let faults = tests_in("faults.rs")
+        .into_iter()
+        .chain(tests_in("failures.rs"));
+    let missing: Vec<_> = faults.filter(|t| !documented.contains(t)).collect();
+    assert!(
+        missing.is_empty(),
+        "README's failure tables lack {missing:?}"
+    );
+}
