@@ -55,6 +55,18 @@ impl BaseUrl {
         if !host_follows || url.host_str().is_none_or(str::is_empty) {
             bail!("--base-url {text:?} has no host");
         }
+        // The URL standard lets `"`, `{`, `}` and `` ` `` into a host name; a DNS name has
+        // letters, digits, `-` and `.` (and `_` in practice) only, punycode included.
+        if let Some(::url::Host::Domain(host)) = url.host()
+            && !host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+        {
+            bail!(
+                "--base-url {text:?} has an invalid host name {host:?} \
+                 (letters, digits, '-', '.' and '_' only)"
+            );
+        }
         if url.query().is_some() || url.fragment().is_some() {
             bail!("--base-url {text:?} must not have a query or a fragment");
         }
@@ -293,6 +305,9 @@ mod tests {
             "file:///tmp/",
             "https:///docs",
             "https:\\\\example.com",
+            "https://ex\"ample.com/",
+            "http://'}''g//",
+            "https://a`b{c}/",
         ] {
             assert!(BaseUrl::parse(bad).is_err(), "{bad} accepted");
         }

@@ -39,6 +39,7 @@ fn base_url() -> impl Strategy<Value = String> {
         ])
         .prop_map(String::from),
         "https?://[a-z.]{1,12}(/[ -~]{0,10}){0,3}",
+        "https?://[a-z.'\"{}`!$&()*+,;=_~-]{1,8}/",
         any::<String>(),
     ]
 }
