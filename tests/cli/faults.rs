@@ -81,20 +81,7 @@ impl Rng {
 
 /// `%XX` back to the byte; everything else as it is.
 fn percent_decode(text: &str) -> Vec<u8> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
-            out.push(u8::from_str_radix(hex, 16).unwrap());
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    out
+    percent_encoding::percent_decode_str(text).collect()
 }
 
 /// The file path (relative to DIR) a loc stands for, as raw bytes.
@@ -318,25 +305,28 @@ fn strace_works() -> bool {
     ok
 }
 
-/// Runs sitemapgen under strace, which sends SIGKILL on its `when`-th rename.
-fn run_killed_at_rename(site: &Site, when: u32, args: &[&str]) -> std::process::Output {
+/// `sitemapgen ARGS DIR` under strace with `strace_args`, its trace in `trace`.
+fn spawn_traced(site: &Site, trace: &Path, strace_args: &[&str], args: &[&str]) -> Child {
     Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            "trace=rename,renameat,renameat2",
-        ])
-        .arg("-e")
-        .arg(format!(
-            "inject=rename,renameat,renameat2:signal=KILL:when={when}"
-        ))
-        .args([BIN, "-q", "-b", BASE])
+        .args(["-f", "-qq", "-o"])
+        .arg(trace)
+        .args(strace_args)
+        .args([BIN, "-b", BASE])
         .args(args)
         .arg(&site.root)
-        .output()
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Runs sitemapgen under strace, which sends SIGKILL on its `when`-th rename.
+fn run_killed_at_rename(site: &Site, when: u32, args: &[&str]) -> std::process::Output {
+    let inject = format!("inject=rename,renameat,renameat2:signal=KILL:when={when}");
+    let strace = ["-e", "trace=rename,renameat,renameat2", "-e", &inject];
+    let args = [&["-q"], args].concat();
+    spawn_traced(site, Path::new("/dev/null"), &strace, &args)
+        .wait_with_output()
         .unwrap()
 }
 
@@ -653,21 +643,6 @@ fn a_listed_dangling_symlink_is_a_warning_and_an_error_under_strict() {
         .stderr_has(&["gone.html is a dangling symlink"]);
     assert_eq!(fs::read(site.sitemap_path()).unwrap(), before);
     assert_eq!(site.all_files(), files);
-}
-
-/// `sitemapgen ARGS DIR` under strace with `strace_args`, its trace in `trace`.
-fn spawn_traced(site: &Site, trace: &Path, strace_args: &[&str], args: &[&str]) -> Child {
-    Command::new("strace")
-        .args(["-f", "-qq", "-o"])
-        .arg(trace)
-        .args(strace_args)
-        .args([BIN, "-b", BASE])
-        .args(args)
-        .arg(&site.root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
 }
 
 /// Twenty pages `p00.html`…`p19.html`, and a sitemap of them.
