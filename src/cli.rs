@@ -1,9 +1,15 @@
-//! The command line as clap sees it. Values stay strings here; `config` validates them.
+//! The command line as clap sees it. Each value is parsed into its type here, so a bad value
+//! is refused naming its flag (or its config file key); `config` checks how they combine.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::builder::{BoolishValueParser, PossibleValue, StringValueParser, TypedValueParser};
+use clap::{ArgAction, CommandFactory, Parser, ValueHint};
+
+use crate::lastmod::LastmodMode;
+use crate::rules::{ValueRule, check_glob, parse_changefreq_rule, parse_priority_rule};
+use crate::url::BaseUrl;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -15,21 +21,24 @@ use clap::Parser;
         base URL plus the page's path, percent-encoded byte for byte. <lastmod> comes from the \
         file's mtime unless --lastmod says otherwise. The sitemap is written atomically: a \
         failed run leaves the previous one untouched.",
-    after_help = "Settings may also come from sitemapgen.toml (see --config); flags win.\n\
+    after_help = "Settings may also come from sitemapgen.toml (see --config); flags win, and a \
+        flag given as --FLAG=false turns off the file's FLAG = true.\n\
         Exit status: 0 success, 1 runtime failure (or --check found a difference), 2 usage or \
         configuration error."
 )]
 pub struct Cli {
     /// The site's build folder (e.g. public/, _site/, site/); required, here or in the config
-    #[arg(value_name = "DIR")]
+    #[arg(value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub dir: Option<PathBuf>,
 
     /// Public URL of DIR: http or https with a host, optionally a path prefix; required
-    #[arg(short = 'b', long, value_name = "URL")]
-    pub base_url: Option<String>,
+    #[arg(short = 'b', long, value_name = "URL", value_hint = ValueHint::Url,
+          value_parser = ours(BaseUrl::parse))]
+    pub base_url: Option<BaseUrl>,
 
     /// Where to write the sitemap [default: DIR/sitemap.xml]; `-` writes to standard output
-    #[arg(short = 'o', long, value_name = "FILE")]
+    /// (a preview: no state or robots.txt is written)
+    #[arg(short = 'o', long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub output: Option<PathBuf>,
 
     /// Compress every file written with gzip [default output: DIR/sitemap.xml.gz]
@@ -37,8 +46,9 @@ pub struct Cli {
     pub gzip: bool,
 
     /// xml, or txt (one URL per line) [default output: DIR/sitemap.txt]
-    #[arg(long, value_name = "FORMAT", default_value = "xml")]
-    pub format: String,
+    #[arg(long, value_name = "FORMAT", default_value = "xml", value_parser = FORMAT,
+          hide_possible_values = true)]
+    pub format: Format,
 
     /// Compare the sitemap with the one on disk instead of writing it: exit 0 if identical,
     /// 1 if not (with a summary of the difference)
@@ -56,11 +66,11 @@ pub struct Cli {
     pub max_urls: u32,
 
     /// Files that count as pages (repeatable) [default: *.html, *.htm]
-    #[arg(long, value_name = "GLOB")]
+    #[arg(long, value_name = "GLOB", value_parser = glob_arg("--include"))]
     pub include: Vec<String>,
 
     /// Leave out files or directories (repeatable), in addition to the default excludes
-    #[arg(long, value_name = "GLOB")]
+    #[arg(long, value_name = "GLOB", value_parser = glob_arg("--exclude"))]
     pub exclude: Vec<String>,
 
     /// Drop the default excludes (404 pages, search-engine verification pages)
@@ -76,36 +86,40 @@ pub struct Cli {
     pub no_trailing_slash: bool,
 
     /// Write <changefreq> on pages matching GLOB (repeatable; the last matching rule wins)
-    #[arg(long, value_name = "GLOB=FREQ")]
-    pub changefreq: Vec<String>,
+    #[arg(long, value_name = "GLOB=FREQ", value_parser = ours(parse_changefreq_rule))]
+    pub changefreq: Vec<ValueRule>,
 
     /// Write <priority> on pages matching GLOB (repeatable; the last matching rule wins)
-    #[arg(long, value_name = "GLOB=VALUE")]
-    pub priority: Vec<String>,
+    #[arg(long, value_name = "GLOB=VALUE", value_parser = ours(parse_priority_rule))]
+    pub priority: Vec<ValueRule>,
 
     /// mtime, git (last commit's date), none, or a fixed W3C date (2024-05-01) or datetime
     /// with zone; with --state, the date of a new or changed page
-    #[arg(long, value_name = "MODE", default_value = "mtime")]
-    pub lastmod: String,
+    #[arg(long, value_name = "MODE", default_value = "mtime", value_parser = LASTMOD,
+          hide_possible_values = true)]
+    pub lastmod: LastmodMode,
 
-    /// Keep each page's lastmod while its content stays the same, recorded in FILE
-    #[arg(long, value_name = "FILE")]
+    /// Keep each page's lastmod while its content stays the same, recorded in FILE (a symlink
+    /// is followed)
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub state: Option<PathBuf>,
 
-    /// Remove matches of REGEX from pages before comparing their content (repeatable)
-    #[arg(long, value_name = "REGEX", requires = "state")]
-    pub digest_ignore: Vec<String>,
+    /// Remove matches of REGEX from pages before comparing their content (repeatable; needs
+    /// --state)
+    #[arg(long, value_name = "REGEX", value_parser = ours(parse_regex))]
+    pub digest_ignore: Vec<regex::bytes::Regex>,
 
     /// Write nothing (exit 1) if more than PERCENT of the known URLs would get a new lastmod
-    #[arg(long, value_name = "PERCENT", requires = "state")]
+    /// (needs --state)
+    #[arg(long, value_name = "PERCENT", value_parser = ours(parse_percent))]
     pub max_churn: Option<f64>,
 
     /// Take the list of files from FILE (`-` for standard input) instead of walking DIR
-    #[arg(long, value_name = "FILE", conflicts_with = "follow")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub files_from: Option<OsString>,
 
     /// The --files-from list is NUL-separated (as find -print0 writes it)
-    #[arg(short = '0', long, requires = "files_from")]
+    #[arg(short = '0', long)]
     pub null: bool,
 
     /// Do not read pages' heads (by default noindex pages, redirect stubs and pages with
@@ -126,7 +140,7 @@ pub struct Cli {
     pub strict: bool,
 
     /// Print no summary line
-    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    #[arg(short = 'q', long)]
     pub quiet: bool,
 
     /// Print every excluded path and why
@@ -134,14 +148,138 @@ pub struct Cli {
     pub verbose: bool,
 
     /// Read settings from FILE [default: sitemapgen.toml in the current directory, if any]
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config", value_hint = ValueHint::FilePath)]
     pub config: Option<PathBuf>,
 
     /// Ignore sitemapgen.toml
     #[arg(long)]
     pub no_config: bool,
 
-    /// Print a completion script for SHELL (bash, zsh or fish) and exit
+    /// Print a completion script for SHELL (bash, elvish, fish, powershell or zsh) and exit
     #[arg(long, value_name = "SHELL", exclusive = true)]
     pub completions: Option<clap_complete::Shell>,
+}
+
+/// The command with every flag taking an optional value, `--robots=false`, so that the command
+/// line can turn off what a config file turns on.
+pub fn command() -> clap::Command {
+    Cli::command().mut_args(|arg| {
+        // --no-config is for the command line alone.
+        if !matches!(arg.get_action(), ArgAction::SetTrue) || arg.get_id() == "no_config" {
+            return arg;
+        }
+        arg.action(ArgAction::Set)
+            .num_args(0..=1)
+            .require_equals(true)
+            .default_missing_value("true")
+            .default_value("false")
+            .hide_default_value(true)
+            .hide_possible_values(true)
+            .value_name(FLAG_VALUE)
+            .value_parser(BoolishValueParser::new())
+    })
+}
+
+/// Whether `arg` is one of the flags `command` made (a boolean with an optional value).
+pub fn is_flag(arg: &clap::Arg) -> bool {
+    arg.get_value_names()
+        .is_some_and(|names| names.len() == 1 && names[0] == FLAG_VALUE)
+}
+
+const FLAG_VALUE: &str = "BOOL";
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Xml,
+    Txt,
+}
+
+/// A value one of our parsers refused; its message names the flag and the value, so it is
+/// shown as it is (clap's own errors are rendered by clap).
+#[derive(Debug)]
+pub struct ValueError(String);
+
+impl std::fmt::Display for ValueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+/// The message of a value one of our parsers refused, if that is what `err` is.
+pub fn value_error(err: &clap::Error) -> Option<&ValueError> {
+    std::error::Error::source(err)?.downcast_ref::<ValueError>()
+}
+
+/// A parser of ours, its errors made `ValueError`s.
+fn ours<T: Clone + Send + Sync + 'static>(
+    parse: fn(&str) -> anyhow::Result<T>,
+) -> impl TypedValueParser<Value = T> {
+    StringValueParser::new()
+        .try_map(move |text| parse(&text).map_err(|e| ValueError(format!("{e:#}"))))
+}
+
+/// A flag whose words are offered for completion (`--format`, `--lastmod`).
+#[derive(Debug, Clone, Copy)]
+struct Words<T> {
+    words: &'static [&'static str],
+    parse: fn(&str) -> anyhow::Result<T>,
+}
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Words<T> {
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        ours(self.parse).parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            self.words.iter().map(|word| PossibleValue::new(*word)),
+        ))
+    }
+}
+
+/// `--format`.
+const FORMAT: Words<Format> = Words {
+    words: &["xml", "txt"],
+    parse: |text| match text {
+        "xml" => Ok(Format::Xml),
+        "txt" => Ok(Format::Txt),
+        _ => anyhow::bail!("--format {text:?} is not xml or txt"),
+    },
+};
+
+/// `--lastmod`: a date is taken too.
+const LASTMOD: Words<LastmodMode> = Words {
+    words: &["mtime", "git", "none"],
+    parse: LastmodMode::parse,
+};
+
+fn glob_arg(flag: &'static str) -> impl TypedValueParser<Value = String> {
+    StringValueParser::new().try_map(move |text| {
+        check_glob(&text, flag)
+            .map(|()| text)
+            .map_err(|e| ValueError(format!("{e:#}")))
+    })
+}
+
+fn parse_regex(text: &str) -> anyhow::Result<regex::bytes::Regex> {
+    regex::bytes::Regex::new(text)
+        .map_err(|err| anyhow::anyhow!("--digest-ignore {text:?} is not a valid regex: {err}"))
+}
+
+fn parse_percent(text: &str) -> anyhow::Result<f64> {
+    match text.parse::<f64>() {
+        Ok(percent) if (0.0..=100.0).contains(&percent) => Ok(percent),
+        Ok(percent) => anyhow::bail!("--max-churn {percent} is not a percentage from 0 to 100"),
+        Err(_) => anyhow::bail!("--max-churn {text:?} is not a number"),
+    }
 }

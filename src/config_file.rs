@@ -9,12 +9,13 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
+use clap::error::{ContextKind, ContextValue};
 use clap::parser::ValueSource;
-use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches};
+use clap::{ArgAction, ArgMatches, FromArgMatches};
 use toml::Value;
 
-use crate::cli::Cli;
+use crate::cli::{self, Cli};
 
 pub const DEFAULT_FILE: &str = "sitemapgen.toml";
 
@@ -42,15 +43,54 @@ pub fn merge(args: Vec<OsString>, matches: &ArgMatches, cli: Cli) -> Result<Cli>
         .parse()
         .with_context(|| format!("config file {} is not valid TOML", path.display()))?;
     let mut merged = args;
-    merged.extend(arguments(&table, matches, &path)?);
-    let matches = Cli::command().try_get_matches_from(merged)?;
+    let (from_file, keys) = arguments(&table, matches, &path)?;
+    merged.extend(from_file);
+    // The command line parsed alone, so an error now is in a value the file gave.
+    let matches = cli::command()
+        .try_get_matches_from(merged)
+        .map_err(|err| blame(err, &keys, &path))?;
     Ok(Cli::from_arg_matches(&matches)?)
 }
 
-/// The file's settings as command-line arguments, for the keys the command line leaves open.
-fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<Vec<OsString>> {
-    let command = Cli::command();
+/// A value of the file that the command refused, named by its key and the file.
+fn blame(err: clap::Error, keys: &[String], path: &Path) -> anyhow::Error {
+    let arg = match err.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) => arg.clone(),
+        _ => String::new(),
+    };
+    let key = keys.iter().find(|key| {
+        arg.strip_prefix("--")
+            .and_then(|rest| rest.strip_prefix(key.as_str()))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '=', '[']))
+            || (key.as_str() == "dir" && arg.starts_with("[DIR]"))
+    });
+    let message = match cli::value_error(&err) {
+        Some(ours) => ours.to_string(),
+        None => {
+            let rendered = err.render().to_string();
+            let first = rendered.lines().next().unwrap_or_default();
+            first.strip_prefix("error: ").unwrap_or(first).to_string()
+        }
+    };
+    match key {
+        Some(key) => anyhow!("config file {}: key {key:?}: {message}", path.display()),
+        None => anyhow!("config file {}: {message}", path.display()),
+    }
+}
+
+/// The file's settings as command-line arguments, for the keys the command line leaves open,
+/// and those keys.
+fn arguments(
+    table: &toml::Table,
+    matches: &ArgMatches,
+    path: &Path,
+) -> Result<(Vec<OsString>, Vec<String>)> {
+    let command = cli::command();
     let mut args = Vec::new();
+    let mut keys = Vec::new();
+    let preview = matches
+        .get_one::<std::path::PathBuf>("output")
+        .is_some_and(|output| output.as_os_str() == "-");
     for (key, value) in table {
         let wrong = |expected: &str| {
             anyhow::anyhow!(
@@ -69,15 +109,17 @@ fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<V
         let overridden = OVERRIDES
             .iter()
             .any(|(flag, other)| *other == key && given(&flag.replace('-', "_")));
-        if given(arg.get_id().as_str()) || overridden {
+        // A preview on standard output (-o -) writes no robots.txt.
+        if given(arg.get_id().as_str()) || overridden || (preview && key == "robots") {
             continue;
         }
+        keys.push(key.clone());
         let flag = OsString::from(format!("--{key}"));
+        let is_flag = cli::is_flag(arg);
         match arg.get_action() {
-            ArgAction::SetTrue => {
-                if value.as_bool().ok_or_else(|| wrong("true or false"))? {
-                    args.push(flag);
-                }
+            ArgAction::Set if is_flag => {
+                let on = value.as_bool().ok_or_else(|| wrong("true or false"))?;
+                args.push(format!("--{key}={on}").into());
             }
             ArgAction::Append => {
                 let items = value
@@ -103,5 +145,5 @@ fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<V
             }
         }
     }
-    Ok(args)
+    Ok((args, keys))
 }

@@ -22,6 +22,7 @@ use walkdir::WalkDir;
 use crate::config::{Config, ListFrom, Source};
 use crate::report::{Report, Verbosity};
 use crate::rules::{Skip, split_name};
+use crate::state::Stamp;
 
 /// A file that the rules made a page.
 pub struct Page<'a> {
@@ -30,9 +31,10 @@ pub struct Page<'a> {
     /// To open it: DIR joined with `rel`.
     pub path: &'a Path,
     pub candidate: &'a Candidate<'a>,
-    /// Size and modification time in seconds since the epoch (of the target, for a symlink).
-    pub size: u64,
+    /// Modification time in seconds since the epoch (of the target, for a symlink).
     pub mtime: i64,
+    /// What the stat said, for `--state` to tell an unchanged file.
+    pub stamp: Stamp,
 }
 
 /// Calls `on_page` for every page, in order.
@@ -84,8 +86,8 @@ enum Found {
     Page {
         rel: PathBuf,
         path: PathBuf,
-        size: u64,
         mtime: i64,
+        stamp: Stamp,
     },
     /// A file that is not a page; named (with the reason) only when -v will print it.
     Excluded(Option<(PathBuf, String)>),
@@ -153,11 +155,19 @@ fn stat_page(stats: &mut Stats, rel: PathBuf, path: PathBuf, verbose: bool, out:
         out.push(excluded(verbose, &rel, "not a regular file"));
         return;
     }
+    let nanos = |seconds: i64, nanoseconds: u64| {
+        i128::from(seconds) * 1_000_000_000 + i128::from(nanoseconds)
+    };
     out.push(Found::Page {
         rel,
         path,
-        size: meta.st_size as u64,
         mtime: meta.st_mtime,
+        stamp: Stamp {
+            size: meta.st_size as u64,
+            mtime: nanos(meta.st_mtime, meta.st_mtime_nsec as u64),
+            ctime: nanos(meta.st_ctime, meta.st_ctime_nsec as u64),
+            inode: meta.st_ino,
+        },
     });
 }
 
@@ -172,16 +182,16 @@ fn consume(
                 Found::Page {
                     rel,
                     path,
-                    size,
                     mtime,
+                    stamp,
                 } => {
                     let candidate = Candidate::new(&rel);
                     let page = Page {
                         rel: &rel,
                         path: &path,
                         candidate: &candidate,
-                        size,
                         mtime,
+                        stamp,
                     };
                     on_page(&page, report)?;
                 }
@@ -333,6 +343,11 @@ impl Finder<'_> {
         let roots = [root.canonicalize()?, std::path::absolute(root)?];
         let mut rels = data
             .split(|&byte| byte == separator)
+            // A list written on Windows ends its lines in CRLF.
+            .map(|item| match separator {
+                b'\n' => item.strip_suffix(b"\r").unwrap_or(item),
+                _ => item,
+            })
             .filter(|item| !item.is_empty())
             .map(|item| inside_root(Path::new(OsStr::from_bytes(item)), &roots))
             .collect::<Result<Vec<_>>>()?;

@@ -11,8 +11,9 @@ use anyhow::{Context, Result, bail};
 
 #[derive(Debug)]
 pub struct GitDates {
-    /// Path relative to DIR → committer date (`%cI`, strict ISO 8601 with zone).
-    dates: HashMap<PathBuf, String>,
+    /// Path relative to DIR → committer date (`%cI`, strict ISO 8601 with zone), in a form
+    /// the schema takes (None for a date that has none: the file is dated by its mtime).
+    dates: HashMap<PathBuf, Option<String>>,
     pub shallow: bool,
 }
 
@@ -42,7 +43,7 @@ impl GitDates {
             ],
         )?;
         let mut dates = HashMap::new();
-        let mut date = "";
+        let mut date = None;
         for field in log.split(|&b| b == 0) {
             let field = field.strip_prefix(b"\n").unwrap_or(field);
             let name = match field.strip_prefix(b"\x01") {
@@ -51,8 +52,10 @@ impl GitDates {
                         Some(end) => (&header[..end], &header[end + 1..]),
                         None => (header, &b""[..]),
                     };
-                    date = std::str::from_utf8(commit_date)
+                    let text = std::str::from_utf8(commit_date)
                         .context("git printed a date that is not UTF-8")?;
+                    // git takes offsets up to ±99:59; the schema stops at ±14:00.
+                    date = crate::lastmod::w3c_form(text);
                     first
                 }
                 None => field,
@@ -64,14 +67,14 @@ impl GitDates {
             {
                 dates
                     .entry(PathBuf::from(OsStr::from_bytes(rel)))
-                    .or_insert_with(|| date.to_string());
+                    .or_insert_with(|| date.clone());
             }
         }
         Ok(GitDates { dates, shallow })
     }
 
     pub fn date(&self, rel: &Path) -> Option<&str> {
-        self.dates.get(rel).map(String::as_str)
+        self.dates.get(rel)?.as_deref()
     }
 }
 

@@ -10,7 +10,7 @@ use html5gum::{DefaultEmitter, IoReader, Readable, Reader, Token, Tokenizer};
 use url::Url;
 
 /// Bytes read from a page at most: a head is over long before, unless a page has none.
-pub const HEAD_CAP: u64 = 1024 * 1024;
+pub const HEAD_CAP: usize = 1024 * 1024;
 
 /// A refresh with at most this many seconds of delay is a redirect stub.
 pub const MAX_REDIRECT_DELAY: f64 = 5.0;
@@ -88,6 +88,21 @@ impl Head {
                 "the alternate {href} has hreflang {lang:?}, not a language tag"
             ));
         }
+        // Language tags are case-insensitive: `EN` and `en` are one language, listed once.
+        let mut unique: Vec<(String, String)> = Vec::with_capacity(alternates.len());
+        for (lang, href) in alternates {
+            match unique
+                .iter()
+                .find(|(seen, _)| seen.eq_ignore_ascii_case(&lang))
+            {
+                Some((_, first)) if *first == href => {}
+                Some((seen, first)) => ignored.push(format!(
+                    "the {lang:?} alternate {href} repeats the {seen:?} alternate {first}"
+                )),
+                None => unique.push((lang, href)),
+            }
+        }
+        let alternates = unique;
         (
             Verdict::Keep {
                 alternates,
@@ -133,18 +148,17 @@ const HEAD_ELEMENTS: &[&[u8]] = &[
     b"script",
     b"base",
     b"noscript",
-    b"template",
 ];
 
 /// Reads the head of the page at `path`. `buffer` is reused from page to page.
 pub fn read(path: &Path, buffer: &mut [u8]) -> io::Result<Head> {
-    let file = File::open(path)?.take(HEAD_CAP);
+    let file = File::open(path)?.take(HEAD_CAP as u64);
     scan(IoReader::new_with_buffer(file, buffer))
 }
 
-/// The head of a page already read whole (for --state, which digests every byte).
+/// The head of a page already read (for --state, which digests every byte).
 pub fn parse(page: &[u8]) -> Head {
-    let cap = page.len().min(HEAD_CAP as usize);
+    let cap = page.len().min(HEAD_CAP);
     scan(&page[..cap]).unwrap_or_else(|never| match never {})
 }
 
@@ -154,8 +168,15 @@ fn scan<'a, R: Readable<'a>>(input: R) -> Result<Head, <R::Reader as Reader>::Er
     emitter.naively_switch_states(true);
     let tokens = Tokenizer::new_with_emitter(input, emitter);
     let mut head = Head::default();
+    // A template's content is inert: not part of the head, and no end of it either.
+    let mut templates = 0usize;
     for token in tokens {
         match token? {
+            Token::StartTag(tag) if tag.name.as_slice() == b"template" => templates += 1,
+            Token::EndTag(tag) if tag.name.as_slice() == b"template" => {
+                templates = templates.saturating_sub(1)
+            }
+            _ if templates > 0 => {}
             Token::StartTag(tag) => {
                 let attr = |name: &str| {
                     tag.attributes
@@ -380,6 +401,40 @@ mod tests {
     }
 
     #[test]
+    fn a_template_in_the_head_neither_ends_it_nor_counts() {
+        let page = "<head><template><div><meta name=robots content=noindex></div></template>\
+                    <link rel=canonical href=/x></head>";
+        let head = head(page);
+        assert!(!head.noindex, "a template's content is inert");
+        assert_eq!(head.canonical.as_deref(), Some("/x"), "reading went on");
+        assert!(
+            self::head("<head><template><p></template><meta name=robots content=noindex>").noindex
+        );
+    }
+
+    #[test]
+    fn an_alternate_language_is_listed_once_in_any_case() {
+        let (verdict, ignored) = verdict(
+            "<link rel=alternate hreflang=de href=/de/><link rel=alternate hreflang=de href=/de/>\
+             <link rel=alternate hreflang=EN href=/en/><link rel=alternate hreflang=en href=/en/>\
+             <link rel=alternate hreflang=fr href=/fr/><link rel=alternate hreflang=FR href=/fr2/>",
+        );
+        let Verdict::Keep { alternates, .. } = verdict else {
+            panic!("{verdict:?}");
+        };
+        assert_eq!(
+            alternates,
+            [
+                ("de".into(), "https://example.com/de/".into()),
+                ("EN".into(), "https://example.com/en/".into()),
+                ("fr".into(), "https://example.com/fr/".into()),
+            ]
+        );
+        assert_eq!(ignored.len(), 1, "{ignored:?}");
+        assert!(ignored[0].contains("/fr2/"), "{ignored:?}");
+    }
+
+    #[test]
     fn reading_stops_at_the_body_and_at_the_cap() {
         let huge_head = format!(
             "<head><style>{}</style><meta name=robots content=noindex></head>",
@@ -388,7 +443,7 @@ mod tests {
         assert!(head(&huge_head).noindex);
         let beyond_cap = format!(
             "<head><style>{}</style><meta name=robots content=noindex>",
-            "a".repeat(HEAD_CAP as usize)
+            "a".repeat(HEAD_CAP)
         );
         assert!(!head(&beyond_cap).noindex);
         assert_eq!(

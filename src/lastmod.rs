@@ -58,6 +58,29 @@ pub fn is_w3c_date(text: &str) -> bool {
         })
 }
 
+/// The instant a W3C date names, to compare dates written in different zones; a date alone
+/// counts as its midnight in UTC.
+pub fn instant(text: &str) -> Option<OffsetDateTime> {
+    if text.len() == 10 {
+        let date = Date::parse(text, format_description!("[year]-[month]-[day]")).ok()?;
+        return Some(date.midnight().assume_utc());
+    }
+    OffsetDateTime::parse(text, &Rfc3339).ok()
+}
+
+/// A date from elsewhere (git) in a W3C form the schema takes: as it is if it is one; an
+/// offset beyond the schema's 14 hours (git takes up to 99) moved to UTC; None otherwise.
+pub fn w3c_form(text: &str) -> Option<String> {
+    if is_w3c_date(text) {
+        return Some(text.to_string());
+    }
+    let utc = OffsetDateTime::parse(text, &Rfc3339)
+        .ok()?
+        .to_offset(time::UtcOffset::UTC);
+    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]+00:00");
+    utc.format(format).ok().filter(|date| is_w3c_date(date))
+}
+
 /// An mtime (seconds since the epoch) as `YYYY-MM-DDThh:mm:ss+00:00`, or None outside
 /// 1970..=9999: a page cannot have changed before the epoch, and W3C years have four digits.
 pub fn format_mtime(seconds: i64) -> Option<String> {
@@ -68,6 +91,13 @@ pub fn format_mtime(seconds: i64) -> Option<String> {
     }
     when.format(format).ok()
 }
+
+/// Bytes read from a page at a time for its digest.
+pub const READ_CHUNK: usize = 64 * 1024;
+
+/// Nanoseconds within which a file written just before the run may still be written again
+/// with the same timestamps (file systems update them at a coarse clock tick).
+const SETTLING: u64 = 2_000_000_000;
 
 /// Decides each page's lastmod.
 pub struct Dater<'c> {
@@ -80,6 +110,9 @@ pub struct Dater<'c> {
 
 /// `--state`: the recorded dates, and what this run will record.
 struct Frozen<'c> {
+    /// Files whose ctime is before this (nanoseconds since the epoch) were not being written
+    /// when the run began.
+    settled_before: i128,
     rules: &'c DigestRules,
     old: OldState,
     new: Vec<(String, Record)>,
@@ -135,11 +168,15 @@ impl<'c> Dater<'c> {
                         "digests are made anew and every recorded date is kept",
                     )?;
                 }
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |since| since.as_nanos() as i128);
                 Some(Frozen {
+                    settled_before: now - SETTLING as i128,
                     rules,
                     old,
                     new: Vec::new(),
-                    buffer: Vec::new(),
+                    buffer: vec![0; READ_CHUNK],
                     churn: Churn::default(),
                 })
             }
@@ -152,26 +189,26 @@ impl<'c> Dater<'c> {
         })
     }
 
-    /// Whether `date` will need the page's whole content: with --state, for a page that is
-    /// new or whose size or mtime changed. (The caller may read it once for every use.)
-    pub fn needs_content(&self, page: &Page, url_path: &str) -> bool {
-        self.frozen.as_ref().is_some_and(|frozen| {
-            !frozen.old.comparable
-                || frozen
-                    .old
-                    .records
-                    .get(url_path)
-                    .is_none_or(|o| o.size != page.size || o.mtime != page.mtime)
-        })
+    /// The rules to digest `page` with when `date` will need its digest: with --state, for a
+    /// page that is new or whose stamp changed. (The caller may read it once for every use.)
+    pub fn digest_rules(&self, page: &Page, url_path: &str) -> Option<&DigestRules> {
+        let frozen = self.frozen.as_ref()?;
+        let unchanged = frozen.old.comparable
+            && frozen
+                .old
+                .records
+                .get(url_path)
+                .is_some_and(|o| o.stamp == Some(page.stamp));
+        (!unchanged).then_some(frozen.rules)
     }
 
-    /// The lastmod of `page`, whose URL path under the base is `url_path`; `content` is the
-    /// page's whole content if the caller has read it.
+    /// The lastmod of `page`, whose URL path under the base is `url_path`; `digest` is the
+    /// page's digest if the caller has read it.
     pub fn date(
         &mut self,
         page: &Page,
         url_path: &str,
-        content: Option<&[u8]>,
+        digest: Option<blake3::Hash>,
         report: &mut Report,
     ) -> Result<Option<String>> {
         let Dater {
@@ -183,7 +220,7 @@ impl<'c> Dater<'c> {
         let fresh = |report: &mut Report| fresh_date(mode, *clamp, git.as_ref(), page, report);
         match frozen {
             None => fresh(report),
-            Some(frozen) => frozen.date(page, url_path, content, report, fresh),
+            Some(frozen) => frozen.date(page, url_path, digest, report, fresh),
         }
     }
 
@@ -205,7 +242,7 @@ impl Frozen<'_> {
         &mut self,
         page: &Page,
         key: &str,
-        content: Option<&[u8]>,
+        digest: Option<blake3::Hash>,
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
     ) -> Result<Option<String>> {
@@ -213,13 +250,13 @@ impl Frozen<'_> {
         let old = self.old.records.remove(key);
         let unchanged_file = old
             .as_ref()
-            .is_some_and(|o| self.old.comparable && o.size == page.size && o.mtime == page.mtime);
-        let digest = match (&old, content) {
+            .is_some_and(|o| self.old.comparable && o.stamp == Some(page.stamp));
+        let digest = match (&old, digest) {
             (Some(o), _) if unchanged_file => o.digest,
-            (_, Some(content)) => self.rules.digest_bytes(content),
+            (_, Some(digest)) => digest,
             (_, None) => self
                 .rules
-                .digest(page.path, &mut self.buffer)
+                .read(page.path, &mut Vec::new(), 0, &mut self.buffer)
                 .with_context(|| format!("cannot read {}", page.path.display()))?,
         };
         let lastmod = match old {
@@ -241,8 +278,9 @@ impl Frozen<'_> {
             Record {
                 lastmod: lastmod.clone(),
                 digest,
-                size: page.size,
-                mtime: page.mtime,
+                // A file changed in the last moments may change again within the same
+                // timestamps: such a stamp proves nothing next time.
+                stamp: (page.stamp.ctime < self.settled_before).then_some(page.stamp),
             },
         ));
         Ok(lastmod)
@@ -338,5 +376,23 @@ mod tests {
         );
         assert_eq!(format_mtime(-1), None);
         assert_eq!(format_mtime(253_402_300_800), None, "year 10000");
+    }
+
+    #[test]
+    fn dates_from_git_are_made_valid_and_compared_as_instants() {
+        let ok = "2024-05-01T10:00:00+02:00";
+        assert_eq!(w3c_form(ok).as_deref(), Some(ok));
+        assert_eq!(
+            w3c_form("2024-05-01T10:00:00+15:00").as_deref(),
+            Some("2024-04-30T19:00:00+00:00")
+        );
+        assert_eq!(w3c_form("0000-01-01T00:00:00+00:00"), None);
+        assert_eq!(w3c_form("yesterday"), None);
+        assert!(
+            instant("2024-05-01T05:00:00-05:00")
+                < instant("2024-05-01T10:00:00+09:00").map(|t| t + time::Duration::hours(24))
+        );
+        assert!(instant("2024-05-01T05:00:00-05:00") > instant("2024-05-01T10:00:00+09:00"));
+        assert!(instant("2024-05-02") > instant("2024-05-01T23:00:00Z"));
     }
 }

@@ -27,10 +27,11 @@ pub mod url;
 use std::ffi::OsString;
 
 use anyhow::Result;
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 use crate::cli::Cli;
 use crate::config::Config;
+pub use crate::report::to_stderr;
 
 /// What a command line asks for.
 #[derive(Debug)]
@@ -44,7 +45,7 @@ pub enum Request {
 /// it, into what to do. Every error is a usage error; a `clap::Error` among them carries its
 /// own rendering, and stands for `--help` and `--version` too.
 pub fn request(args: Vec<OsString>) -> Result<Request> {
-    let matches = Cli::command().try_get_matches_from(&args)?;
+    let matches = cli::command().try_get_matches_from(&args)?;
     let cli = Cli::from_arg_matches(&matches)?;
     if let Some(shell) = cli.completions {
         return Ok(Request::Completions(shell));

@@ -1,14 +1,12 @@
 //! sitemapgen: write sitemap.xml for a static site's build folder.
 
-use std::io;
+use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::CommandFactory;
 use clap::error::ErrorKind;
 
-use sitemapgen::cli::Cli;
 use sitemapgen::config::UsageError;
-use sitemapgen::{Request, pipeline};
+use sitemapgen::{Request, cli, pipeline, to_stderr};
 
 const EXIT_RUNTIME: u8 = 1;
 const EXIT_USAGE: u8 = 2;
@@ -17,8 +15,15 @@ fn main() -> ExitCode {
     let config = match sitemapgen::request(std::env::args_os().collect()) {
         Ok(Request::Run(config)) => config,
         Ok(Request::Completions(shell)) => {
-            clap_complete::generate(shell, &mut Cli::command(), "sitemapgen", &mut io::stdout());
-            return ExitCode::SUCCESS;
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cli::command(), "sitemapgen", &mut script);
+            // A reader that stops early (`| head`) is no failure.
+            return match io::stdout().lock().write_all(&script) {
+                Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
+                    fail(&err.into(), EXIT_RUNTIME)
+                }
+                _ => ExitCode::SUCCESS,
+            };
         }
         Err(err) => match err.downcast::<clap::Error>() {
             Ok(err) => return clap_failure(err),
@@ -40,13 +45,21 @@ fn clap_failure(err: clap::Error) -> ExitCode {
     ) {
         err.exit()
     }
+    // A value our own parser refused: its message names the flag and the value.
+    if let Some(ours) = cli::value_error(&err) {
+        to_stderr(format_args!("sitemapgen: error: {ours}"));
+        return ExitCode::from(EXIT_USAGE);
+    }
     // clap renders "error: …"; prefix the program name as every other message does.
-    eprint!("sitemapgen: {}", err.render());
+    to_stderr(format_args!(
+        "sitemapgen: {}",
+        err.render().to_string().trim_end()
+    ));
     ExitCode::from(EXIT_USAGE)
 }
 
 fn fail(err: &anyhow::Error, code: u8) -> ExitCode {
-    eprintln!("sitemapgen: error: {err:#}");
+    to_stderr(format_args!("sitemapgen: error: {err:#}"));
     ExitCode::from(code)
 }
 

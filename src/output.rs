@@ -15,6 +15,39 @@ use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
 use tempfile::NamedTempFile;
 
+/// Whether the file at `path` may be replaced by a sitemap: it does not exist, is empty, or
+/// is a sitemap (an XML urlset or index, gzipped or not, or a text sitemap). Anything else
+/// is someone's file that a sitemap must not overwrite.
+pub fn looks_like_sitemap(path: &Path) -> Result<bool> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(true),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let mut start = Vec::with_capacity(SNIFF);
+    let read = || format!("cannot read {}", path.display());
+    file.take(SNIFF as u64)
+        .read_to_end(&mut start)
+        .with_context(read)?;
+    if start.starts_with(&[0x1f, 0x8b]) {
+        let mut plain = Vec::with_capacity(SNIFF);
+        // A gzip stream cut at SNIFF bytes reads as far as it goes, then fails: keep that.
+        let _ = flate2::read::GzDecoder::new(start.as_slice())
+            .take(SNIFF as u64)
+            .read_to_end(&mut plain);
+        start = plain;
+    }
+    let text = String::from_utf8_lossy(&start);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    Ok(text.is_empty()
+        || (text.starts_with('<') && (text.contains("<urlset") || text.contains("<sitemapindex")))
+        || text.starts_with("http://")
+        || text.starts_with("https://"))
+}
+
+/// Bytes read to tell a sitemap from another file.
+const SNIFF: usize = 4096;
+
 /// Temp files of ours: hidden, and never taken for pages (see `rules`).
 pub const TEMP_PREFIX: &str = ".sitemapgen-";
 pub const TEMP_SUFFIX: &str = ".tmp";
@@ -31,7 +64,7 @@ impl Destination {
     pub fn describe(&self) -> String {
         match self {
             Destination::Stdout => "standard output".to_string(),
-            Destination::File(files) => files.target.display().to_string(),
+            Destination::File(files) => files.path.display().to_string(),
         }
     }
 }
@@ -41,6 +74,10 @@ impl Destination {
 /// --gzip), STEM being the output's name without those extensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Files {
+    /// The output as named: its directory holds the shards, its name gives their names and
+    /// its place in DIR their URLs.
+    pub path: PathBuf,
+    /// The file the output replaces: `path`, or the file a symlink there points to.
     pub target: PathBuf,
     dir: PathBuf,
     stem: Vec<u8>,
@@ -51,12 +88,9 @@ pub struct Files {
 const EXTENSIONS: &[&str] = &[".xml.gz", ".xml", ".txt.gz", ".txt"];
 
 impl Files {
-    pub fn new(target: PathBuf, text: bool, gzip: bool) -> Files {
-        let dir = match target.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = target.file_name().unwrap_or_default().as_bytes();
+    pub fn new(path: PathBuf, target: PathBuf, text: bool, gzip: bool) -> Files {
+        let dir = dir_of(&path).to_path_buf();
+        let name = path.file_name().unwrap_or_default().as_bytes();
         let stem = EXTENSIONS
             .iter()
             .find_map(|ext| name.strip_suffix(ext.as_bytes()))
@@ -69,11 +103,18 @@ impl Files {
             (true, true) => ".txt.gz",
         };
         Files {
+            path,
             target,
             dir,
             stem,
             extension,
         }
+    }
+
+    /// Whether the output's name ends in one of the extensions of sitemaps.
+    pub fn has_sitemap_extension(&self) -> bool {
+        let name = self.path.file_name().unwrap_or_default().as_bytes();
+        EXTENSIONS.iter().any(|ext| name.ends_with(ext.as_bytes()))
     }
 
     /// The file name of shard `n` (from 1).
@@ -87,7 +128,7 @@ impl Files {
     /// our formats (plain or gzipped, XML or text, from this run or an earlier one).
     pub fn is_ours(&self, name: &OsStr) -> bool {
         let name = name.as_bytes();
-        Some(name) == self.target.file_name().map(OsStrExt::as_bytes)
+        Some(name) == self.path.file_name().map(OsStrExt::as_bytes)
             || EXTENSIONS
                 .iter()
                 .any(|ext| name.strip_prefix(self.stem.as_slice()) == Some(ext.as_bytes()))
@@ -151,6 +192,14 @@ enum Temp {
     Unnamed(File),
 }
 
+/// The directory a file is in (`.` for a bare name).
+pub fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
 impl Sink {
     /// A `scratch` sink (for --check) is never published: it is an unnamed temp file.
     pub fn open(destination: &Destination, gzip: bool, scratch: bool) -> Result<Sink> {
@@ -161,20 +210,17 @@ impl Sink {
             Destination::File(_) if scratch => {
                 Temp::Unnamed(tempfile::tempfile().context("cannot create a temp file")?)
             }
-            Destination::File(files) => {
-                // 0o666 less the umask, as any newly created file: web servers must read it.
-                let temp = tempfile::Builder::new()
-                    .prefix(TEMP_PREFIX)
-                    .suffix(TEMP_SUFFIX)
-                    .permissions(Permissions::from_mode(0o666))
-                    .tempfile_in(&files.dir)
-                    .and_then(|temp| lock(temp.as_file()).map(|()| temp))
-                    .with_context(|| {
-                        format!("cannot create a temp file in {}", files.dir.display())
-                    })?;
-                Temp::Named(temp)
-            }
+            Destination::File(files) => named_temp(&files.dir)?,
         };
+        Ok(Sink::over(temp, gzip))
+    }
+
+    /// A file to be renamed over `path` (the state, robots.txt).
+    pub fn beside(path: &Path) -> Result<Sink> {
+        Ok(Sink::over(named_temp(dir_of(path))?, false))
+    }
+
+    fn over(temp: Temp, gzip: bool) -> Sink {
         let buffered = BufWriter::with_capacity(BUFFER, temp);
         let writer = if gzip {
             // No name and mtime 0 in the header: the same sitemap gives the same bytes.
@@ -182,7 +228,7 @@ impl Sink {
         } else {
             Compress::Plain(buffered)
         };
-        Ok(Sink { writer })
+        Sink { writer }
     }
 
     /// Completes the file (compression trailer, flush, fsync) without publishing it.
@@ -197,6 +243,19 @@ impl Sink {
         }
         Ok(Written(temp))
     }
+}
+
+/// A temp file of ours in `dir`, locked while the run lives.
+fn named_temp(dir: &Path) -> Result<Temp> {
+    // 0o666 less the umask, as any newly created file: web servers must read it.
+    let temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .suffix(TEMP_SUFFIX)
+        .permissions(Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+        .and_then(|temp| lock(temp.as_file()).map(|()| temp))
+        .with_context(|| format!("cannot create a temp file in {}", dir.display()))?;
+    Ok(Temp::Named(temp))
 }
 
 impl Write for Sink {
@@ -274,10 +333,7 @@ pub struct Replaced {
 
 impl Replaced {
     pub fn new(written: Written, target: &Path) -> Result<Replaced> {
-        let dir = match target.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
+        let dir = dir_of(target);
         let previous = if target.exists() {
             let link = tempfile::Builder::new()
                 .prefix(TEMP_PREFIX)
@@ -400,12 +456,13 @@ mod tests {
 
     #[test]
     fn shards_are_named_after_the_output() {
-        let files = Files::new(PathBuf::from("public/sitemap.xml"), false, false);
+        let path = PathBuf::from("public/sitemap.xml");
+        let files = Files::new(path.clone(), path, false, false);
         assert_eq!(files.shard_name(2), "sitemap-2.xml");
         assert_eq!(files.dir(), Path::new("public"));
-        let gz = Files::new(PathBuf::from("map.xml.gz"), false, true);
+        let gz = Files::new(PathBuf::from("map.xml.gz"), PathBuf::from("x"), false, true);
         assert_eq!(
-            Files::new(PathBuf::from("s.txt"), true, false).shard_name(1),
+            Files::new(PathBuf::from("s.txt"), PathBuf::from("s.txt"), true, false).shard_name(1),
             "s-1.txt"
         );
         assert_eq!(gz.shard_name(10), "map-10.xml.gz");

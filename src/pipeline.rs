@@ -18,10 +18,10 @@ use anyhow::{Context, Result, bail};
 use crate::alternates::Links;
 use crate::config::{Config, UsageError};
 use crate::entries::{self, Page};
-use crate::head::{self, Verdict};
-use crate::lastmod::{Churn, Dater};
+use crate::head::{self, HEAD_CAP, Verdict};
+use crate::lastmod::{self, Churn, Dater};
 use crate::output::{self, Destination, Files, Publishing, Replaced, Sink, Written};
-use crate::report::{LeftOut, Report};
+use crate::report::{self, LeftOut, Report};
 use crate::serialize::{Document, Entry, Kind, MAX_ENTRIES};
 use crate::spool::{Record, Spool};
 use crate::state::{self, Record as StateRecord};
@@ -32,8 +32,8 @@ use crate::{previous, robots};
 struct Shard {
     doc: Document<Sink>,
     urls: usize,
-    /// The newest lastmod among its URLs: the index entry's lastmod. Every lastmod of a run
-    /// has the same form, so the greatest string is the newest date.
+    /// The newest lastmod among its URLs (compared as instants: git dates carry each
+    /// commit's zone): the index entry's lastmod.
     newest: Option<String>,
 }
 
@@ -81,7 +81,9 @@ pub fn run(config: &Config) -> Result<()> {
     };
     let mut dedup = Dedup::default();
     let mut head_buffer = vec![0; 16 * 1024];
-    let mut content = Vec::new();
+    // Under --state a page is read whole once, for its digest and (its start) its head.
+    let mut chunk = vec![0; lastmod::READ_CHUNK];
+    let mut head_bytes = Vec::new();
     let mut collected: u64 = 0;
 
     entries::visit(config, &mut report, |page: &Page, report: &mut Report| {
@@ -100,18 +102,18 @@ pub fn run(config: &Config) -> Result<()> {
             );
         }
         // A page --state must digest is read once, whole, for its head as well.
-        let whole = dater.needs_content(page, &page_path.path);
-        if whole {
-            match state::read_whole(page.path, &mut content) {
+        let digest = match dater.digest_rules(page, &page_path.path) {
+            None => None,
+            Some(rules) => match rules.read(page.path, &mut head_bytes, HEAD_CAP, &mut chunk) {
                 Err(err) if err.kind() == io::ErrorKind::NotFound => {
                     return vanished(page, report);
                 }
-                read => read.with_context(|| format!("cannot read {}", page.path.display()))?,
-            }
-        }
+                read => Some(read.with_context(|| format!("cannot read {}", page.path.display()))?),
+            },
+        };
         let alternates = if config.read_html && is_html(page.rel) {
-            let head = if whole {
-                head::parse(&content)
+            let head = if digest.is_some() {
+                head::parse(&head_bytes)
             } else {
                 match head::read(page.path, &mut head_buffer) {
                     Err(err) if err.kind() == io::ErrorKind::NotFound => {
@@ -138,9 +140,8 @@ pub fn run(config: &Config) -> Result<()> {
                 "listing only the first",
             );
         }
-        let content = whole.then_some(content.as_slice());
         let record = Record {
-            lastmod: dater.date(page, &page_path.path, content, report)?,
+            lastmod: dater.date(page, &page_path.path, digest, report)?,
             changefreq: config.rules.changefreq(page.candidate).map(String::from),
             priority: config.rules.priority(page.candidate).map(String::from),
             alternates,
@@ -160,15 +161,20 @@ pub fn run(config: &Config) -> Result<()> {
 
     if collected == 0 {
         bail!(
-            "no pages in {} ({} files excluded); an empty sitemap is not valid\n\
+            "no pages in {} ({} excluded); an empty sitemap is not valid\n\
              hint: check DIR and --include, or run with -v to see what was left out",
             config.root.display(),
-            report.excluded_count()
+            report::count(report.excluded_count(), "file")
         );
     }
     let churn = dater.churn();
-    if let (Some(limit), Some(churn)) = (config.max_churn, churn) {
-        check_churn(limit, churn)?;
+    let churn_stop = match (config.max_churn, churn) {
+        (Some(limit), Some(churn)) => check_churn(limit, churn).err(),
+        _ => None,
+    };
+    // --check shows the differences, with the churn stop among them.
+    if let (Some(stop), false) = (&churn_stop, config.check) {
+        bail!("{stop}");
     }
     let (done, spool) = match sitemap {
         Pass::Direct(writer) => (writer.finish()?, None),
@@ -179,32 +185,90 @@ pub fn run(config: &Config) -> Result<()> {
     };
     let shards = done.len();
     let outputs = arrange(config, done)?;
-    if let (true, Destination::File(files), Some(mut spool)) =
-        (config.check, &config.destination, spool)
-    {
-        return check(files, outputs, shards, &mut spool, &mut report);
+    let Destination::File(files) = &config.destination else {
+        // A preview on standard output: no state, no robots.txt.
+        for (path, written) in outputs {
+            written.publish_at(&path)?;
+        }
+        report.summary(collected, "to standard output", churn);
+        return Ok(());
+    };
+    // robots.txt is read now, so that one that cannot be taken stops the run unchanged.
+    let robots = match config.robots {
+        true => Some(plan_robots(config, files, shards, &mut report)?),
+        false => None,
+    };
+    if let (true, Some(mut spool)) = (config.check, spool) {
+        return check(
+            files,
+            outputs,
+            shards,
+            &mut spool,
+            robots,
+            churn_stop,
+            &mut report,
+        );
     }
     // Renames cannot fail together; find what would stop one before the first is done.
-    if let Destination::File(_) = &config.destination {
-        for (path, _) in &outputs {
-            if std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file()) {
-                bail!("cannot write {}: it is not a regular file", path.display());
-            }
+    for (path, _) in &outputs {
+        if std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file()) {
+            bail!("cannot write {}: it is not a regular file", path.display());
+        }
+        if !output::looks_like_sitemap(path)? {
+            return Err(UsageError(format!(
+                "{} exists and is not a sitemap: a shard of the sitemap would replace it\n\
+                 hint: name the output otherwise with -o, or remove that file",
+                path.display()
+            ))
+            .into());
         }
     }
-    let _turn = match &config.destination {
-        Destination::File(files) => Some(Publishing::lock(files.dir())?),
-        Destination::Stdout => None,
+    let robots = match &robots {
+        Some(plan) => plan.write()?.map(|written| (written, &plan.path)),
+        None => None,
     };
+    let _turn = Publishing::lock(files.dir())?;
     publish(config, dater.into_records(), outputs)?;
-    if let Destination::File(files) = &config.destination {
-        remove_stale(config, files, shards, &mut report)?;
-        if config.robots {
-            robots::update(config, &public_urls(config, files, shards))?;
-        }
+    if let Some((written, path)) = robots {
+        written.publish_at(path)?;
     }
-    report.summary(collected, shards, &config.destination.describe(), churn);
+    remove_stale(config, files, shards, &mut report)?;
+    let place = if shards == 1 {
+        format!("to {}", files.path.display())
+    } else if config.text {
+        if !config.robots {
+            report.note("a text sitemap has no index: list each file in robots.txt (--robots)");
+        }
+        format!(
+            "in {shards} text sitemaps {} … {}",
+            files.shard_path(1).display(),
+            files.shard_path(shards).display()
+        )
+    } else {
+        format!("in {shards} sitemaps indexed by {}", files.path.display())
+    };
+    report.summary(collected, &place, churn);
     Ok(())
+}
+
+/// What DIR/robots.txt must become; a warning when crawlers will not read it.
+fn plan_robots(
+    config: &Config,
+    files: &Files,
+    shards: usize,
+    report: &mut Report,
+) -> Result<robots::Plan> {
+    if !config.base.is_host_root() {
+        report.warn(
+            format!(
+                "crawlers read robots.txt only at the root of a host, and DIR/robots.txt is \
+                 served at {}robots.txt",
+                config.base.join("")
+            ),
+            "writing it anyway (add the Sitemap line to the host's own robots.txt)",
+        )?;
+    }
+    robots::Plan::new(&config.root, &public_urls(config, files, shards), files)
 }
 
 /// A page gone between its stat and its read: the site changed under the run. Like a page
@@ -227,7 +291,7 @@ fn remove_leftovers(config: &Config, report: &mut Report) -> Result<()> {
         dirs.push(files.dir().to_path_buf());
     }
     if let Some(state) = &config.state {
-        dirs.push(Files::new(state.clone(), false, false).dir().to_path_buf());
+        dirs.push(output::dir_of(state).to_path_buf());
     }
     dirs.sort();
     dirs.dedup();
@@ -278,7 +342,7 @@ fn public_urls(config: &Config, files: &Files, shards: usize) -> Vec<String> {
     if config.text && shards > 1 {
         (1..=shards).map(|n| url(&files.shard_path(n))).collect()
     } else {
-        vec![url(&files.target)]
+        vec![url(&files.path)]
     }
 }
 
@@ -287,8 +351,21 @@ fn public_urls(config: &Config, files: &Files, shards: usize) -> Vec<String> {
 /// unsplit output.
 fn remove_stale(config: &Config, files: &Files, shards: usize, report: &mut Report) -> Result<()> {
     let mut stale = files.stale_shards(if shards == 1 { 0 } else { shards })?;
-    if config.text && shards > 1 && files.target.exists() {
-        stale.push(files.target.clone());
+    // The unsplit text sitemap of an earlier run; through a symlink it may be anyone's file.
+    if config.text && shards > 1 {
+        match std::fs::symlink_metadata(&files.path) {
+            Ok(meta) if meta.is_symlink() => report.warn(
+                format!(
+                    "{} is a symlink, and a split text sitemap has no file of that name",
+                    files.path.display()
+                ),
+                "left as it is (remove it if it holds an earlier sitemap)",
+            )?,
+            Ok(meta) if meta.is_file() && output::looks_like_sitemap(&files.path)? => {
+                stale.push(files.path.clone());
+            }
+            _ => {}
+        }
     }
     for path in stale {
         if let Err(err) = std::fs::remove_file(&path) {
@@ -308,6 +385,8 @@ fn check(
     outputs: Vec<(PathBuf, Written)>,
     shards: usize,
     spool: &mut Spool,
+    robots: Option<robots::Plan>,
+    churn_stop: Option<anyhow::Error>,
     report: &mut Report,
 ) -> Result<()> {
     let mut same = files
@@ -316,20 +395,37 @@ fn check(
     for (path, written) in outputs {
         same &= std::fs::read(&path).ok() == Some(written.contents()?);
     }
-    if same {
-        report.note(format!("{} is up to date", files.target.display()));
+    let robots = robots.filter(|plan| plan.new.is_some()).map(|plan| {
+        format!(
+            "\n{} does not name the sitemap as --robots would",
+            plan.path.display()
+        )
+    });
+    if same && robots.is_none() && churn_stop.is_none() {
+        report.note(format!("{} is up to date", files.path.display()));
         return Ok(());
     }
-    let mut new = previous::Urls::new();
-    for record in spool.replay()? {
-        let record = record?;
-        new.insert(record.loc, record.lastmod);
+    let mut problems = String::new();
+    if !same {
+        let mut new = previous::Urls::new();
+        for record in spool.replay()? {
+            let record = record?;
+            new.insert(record.loc, record.lastmod);
+        }
+        let old = previous::read(files)?;
+        problems = format!(
+            "{} is out of date: {}",
+            files.path.display(),
+            previous::difference(old.as_ref(), &new)
+        );
     }
-    let old = previous::read(files)?;
+    problems.extend(robots);
+    if let Some(stop) = churn_stop {
+        problems.push_str(&format!("\n{stop}"));
+    }
     bail!(
-        "{} is out of date: {}\nhint: run sitemapgen without --check to update it",
-        files.target.display(),
-        previous::difference(old.as_ref(), &new)
+        "{}\nhint: run sitemapgen without --check to update it",
+        problems.trim_start()
     )
 }
 
@@ -429,7 +525,8 @@ impl<'c> Writer<'c> {
         let shard = &mut self.shard;
         shard.doc.write(&entry).with_context(context)?;
         shard.urls += 1;
-        if record.lastmod > shard.newest {
+        let instant = |date: &Option<String>| date.as_deref().and_then(lastmod::instant);
+        if shard.newest.is_none() || instant(&record.lastmod) > instant(&shard.newest) {
             shard.newest = record.lastmod;
         }
         Ok(())
@@ -520,8 +617,7 @@ fn write_state(
     mut records: Vec<(String, StateRecord)>,
 ) -> Result<Replaced> {
     let context = || format!("cannot write state file {}", path.display());
-    let destination = Destination::File(Files::new(path.to_path_buf(), false, false));
-    let mut sink = Sink::open(&destination, false, false).with_context(context)?;
+    let mut sink = Sink::beside(path).with_context(context)?;
     state::write(&mut sink, &config.digest, &mut records).with_context(context)?;
     sink.flush().with_context(context)?;
     Replaced::new(sink.finish().with_context(context)?, path)
@@ -556,7 +652,7 @@ fn index(config: &Config, files: &Files, shards: &[Done]) -> Result<Written> {
             shards.len()
         );
     }
-    let index_context = || format!("cannot write {}", files.target.display());
+    let index_context = || format!("cannot write {}", files.path.display());
     let sink = Sink::open(&config.destination, config.gzip, config.check)?;
     let mut index = Document::new(Kind::Index, sink, false).with_context(index_context)?;
     for (i, shard) in shards.iter().enumerate() {

@@ -22,8 +22,12 @@ pub fn read(files: &Files) -> Result<Option<Urls>> {
     let mut urls = Urls::new();
     match document(&files.target)? {
         Some(Document::Index(shards)) => {
+            // Only shards of ours: a damaged index may name anything, even the directory.
             for loc in shards {
                 let name = loc.rsplit('/').next().unwrap_or_default();
+                if name.is_empty() || name.contains('%') || !files.is_ours(name.as_ref()) {
+                    continue;
+                }
                 if let Some(Document::Urls(shard)) = document(&files.dir().join(name))? {
                     urls.extend(shard);
                 }

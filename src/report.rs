@@ -3,7 +3,7 @@
 use std::fmt::Display;
 use std::path::Path;
 
-use std::io::{self, IsTerminal};
+use std::io::{self, IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
@@ -94,7 +94,7 @@ impl Report {
 
     /// Counts shown by the progress spinner, if it is shown (or due).
     pub fn progress(&mut self, urls: u64) {
-        if urls % 512 != 0 {
+        if !urls.is_multiple_of(512) {
             return;
         }
         if let Progress::Waiting(start) = self.progress {
@@ -110,9 +110,9 @@ impl Report {
         }
         if let Progress::Shown(bar) = &self.progress {
             bar.set_message(format!(
-                "{} URLs, {} files left out",
-                thousands(urls),
-                thousands(self.excluded)
+                "{}, {} left out",
+                count(urls, "URL"),
+                count(self.excluded, "file")
             ));
         }
     }
@@ -120,8 +120,8 @@ impl Report {
     /// Prints a line on stderr, above the spinner if one is shown.
     fn print(&self, line: impl Display) {
         match &self.progress {
-            Progress::Shown(bar) => bar.suspend(|| eprintln!("{line}")),
-            _ => eprintln!("{line}"),
+            Progress::Shown(bar) => bar.suspend(|| to_stderr(line)),
+            _ => to_stderr(line),
         }
     }
 
@@ -155,19 +155,13 @@ impl Report {
     }
 
     /// `wrote 1,234 URLs to public/sitemap.xml (56 files excluded)`, or for a split
-    /// `wrote 120,001 URLs in 3 sitemaps indexed by public/sitemap.xml (…)`.
-    pub fn summary(&self, written: u64, shards: usize, destination: &str, churn: Option<Churn>) {
+    /// `wrote 120,001 URLs in 3 sitemaps indexed by public/sitemap.xml (…)`: `place` says
+    /// where.
+    pub fn summary(&self, written: u64, place: &str, churn: Option<Churn>) {
         if let Progress::Shown(bar) = &self.progress {
             bar.finish_and_clear();
         }
         if self.verbosity != Verbosity::Quiet {
-            let urls = if written == 1 { "URL" } else { "URLs" };
-            let place = if shards == 1 {
-                format!("to {destination}")
-            } else {
-                format!("in {shards} sitemaps indexed by {destination}")
-            };
-            let files = if self.excluded == 1 { "file" } else { "files" };
             let changes = churn.map_or(String::new(), |c| {
                 format!(
                     "; since the state: {} added, {} removed, {} re-dated, {} kept",
@@ -192,13 +186,25 @@ impl Report {
             } else {
                 format!(", of which {}", reasons.join(", "))
             };
-            eprintln!(
-                "wrote {} {urls} {place} ({} {files} excluded{reasons}){changes}",
-                thousands(written),
-                thousands(self.excluded)
-            );
+            to_stderr(format_args!(
+                "wrote {} {place} ({} excluded{reasons}){changes}",
+                count(written, "URL"),
+                count(self.excluded, "file")
+            ));
         }
     }
+}
+
+/// Writes a line on stderr. A closed stderr (`2>&1 | head -1`) loses the message but not the
+/// run: what the run writes is published all the same.
+pub fn to_stderr(line: impl Display) {
+    let _ = writeln!(io::stderr().lock(), "{line}");
+}
+
+/// `1 file`, `2 files`, `1,234 files`.
+pub fn count(n: u64, thing: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {thing}{s}", thousands(n))
 }
 
 /// `1234567` → `1,234,567`.
@@ -206,7 +212,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);

@@ -1,35 +1,91 @@
 //! `--robots`: name the sitemap in DIR/robots.txt, where search engines look for it.
+//!
+//! robots.txt is read before anything is published, so a robots.txt that cannot be taken
+//! stops the run with nothing changed; the new one is published last.
 
-use std::fs;
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
+use percent_encoding::percent_decode_str;
+use rustix::fs::{FileType, Mode, OFlags};
 
-use crate::config::Config;
-use crate::output::{Destination, Files, Sink};
+use crate::output::{Files, Sink, Written};
 
-/// Puts a `Sitemap:` line for each of `urls` in DIR/robots.txt: replacing lines that name a
-/// file of ours (the output or a shard of it, at any host), never duplicating one, leaving
-/// every other byte as it was. An absent robots.txt is created allowing everything.
-pub fn update(config: &Config, urls: &[String]) -> Result<()> {
-    let path = config.root.join("robots.txt");
-    let old = match fs::read(&path) {
-        Ok(old) => Some(old),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => None,
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let Destination::File(files) = &config.destination else {
-        unreachable!("--robots needs a file output");
-    };
-    let new = rewrite(old.as_deref(), urls, files);
-    if old.as_deref() == Some(new.as_slice()) {
-        return Ok(());
+/// RFC 9309 asks crawlers to read at least 500 KiB of a robots.txt, and no more need be.
+pub const MAX_BYTES: u64 = 500 * 1024;
+
+/// What robots.txt must become for the sitemap's public URLs.
+pub struct Plan {
+    pub path: PathBuf,
+    /// The new content, when it differs from the file's.
+    pub new: Option<Vec<u8>>,
+}
+
+impl Plan {
+    /// Puts a `Sitemap:` line for each of `urls` in DIR/robots.txt: replacing lines that name
+    /// a file of ours (the output or a shard of it, in the same place at any host or scheme),
+    /// never duplicating one, leaving every other byte as it was. An absent robots.txt is
+    /// created allowing everything.
+    pub fn new(root: &Path, urls: &[String], files: &Files) -> Result<Plan> {
+        let path = root.join("robots.txt");
+        let old = read(&path)?;
+        let new = rewrite(old.as_deref(), urls, files);
+        let new = (old.as_deref() != Some(new.as_slice())).then_some(new);
+        Ok(Plan { path, new })
     }
-    let context = || format!("cannot write {}", path.display());
-    let target = Destination::File(Files::new(path.clone(), false, false));
-    let mut sink = Sink::open(&target, false, false).with_context(context)?;
-    sink.write_all(&new).with_context(context)?;
-    sink.finish().with_context(context)?.publish_at(&path)
+
+    /// The new robots.txt in a temp file beside it, to be published once the sitemap is.
+    pub fn write(&self) -> Result<Option<Written>> {
+        let Some(new) = &self.new else {
+            return Ok(None);
+        };
+        let context = || format!("cannot write {}", self.path.display());
+        let mut sink = Sink::beside(&self.path).with_context(context)?;
+        sink.write_all(new).with_context(context)?;
+        Ok(Some(sink.finish().with_context(context)?))
+    }
+}
+
+/// DIR/robots.txt as it is (None if absent): only a regular file, never through a symlink
+/// (its target would be published as the site's robots.txt), at most `MAX_BYTES`.
+fn read(path: &Path) -> Result<Option<Vec<u8>>> {
+    let refuse = |why: &str| -> Result<Option<Vec<u8>>> {
+        bail!(
+            "{} {why}; --robots reads and rewrites only a regular robots.txt inside DIR\n\
+             hint: replace it with a regular file, or drop --robots",
+            path.display()
+        )
+    };
+    // Non-blocking, so that a FIFO cannot hang the run before it is seen for what it is.
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT) => return Ok(None),
+        Err(rustix::io::Errno::LOOP) => return refuse("is a symlink"),
+        Err(err) => {
+            return Err(io::Error::from(err))
+                .with_context(|| format!("cannot read {}", path.display()));
+        }
+    };
+    let stat = rustix::fs::fstat(&fd).with_context(|| format!("cannot read {}", path.display()))?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return refuse("is not a regular file");
+    }
+    let mut old = Vec::new();
+    File::from(fd)
+        .take(MAX_BYTES + 1)
+        .read_to_end(&mut old)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if old.len() as u64 > MAX_BYTES {
+        bail!(
+            "{} is larger than 500 KiB, more than crawlers read of it (RFC 9309)\n\
+             hint: shorten it, or drop --robots",
+            path.display()
+        );
+    }
+    Ok(Some(old))
 }
 
 fn rewrite(old: Option<&[u8]>, urls: &[String], files: &Files) -> Vec<u8> {
@@ -45,10 +101,26 @@ fn rewrite(old: Option<&[u8]>, urls: &[String], files: &Files) -> Vec<u8> {
     } else {
         b"\n"
     };
+    // Our place: the path of the sitemap's directory in the public URLs.
+    let place = urls
+        .first()
+        .and_then(|url| url::Url::parse(url).ok())
+        .map(|url| {
+            url.path()
+                .rsplit_once('/')
+                .map_or("", |(dir, _)| dir)
+                .to_string()
+        })
+        .unwrap_or_default();
     let ours = |line: &[u8]| {
-        sitemap_url(line).is_some_and(|url| {
-            let name = url.rsplit('/').next().unwrap_or_default();
-            files.is_ours(std::ffi::OsStr::new(name))
+        let Some(url) = sitemap_url(line).and_then(|url| url::Url::parse(url).ok()) else {
+            return false;
+        };
+        url.path().rsplit_once('/').is_some_and(|(dir, name)| {
+            let name = percent_decode_str(name).collect::<Vec<u8>>();
+            dir == place
+                && url.query().is_none()
+                && files.is_ours(std::os::unix::ffi::OsStrExt::from_bytes(name.as_slice()))
         })
     };
     let mut new = Vec::with_capacity(old.len() + 100);
@@ -95,7 +167,8 @@ mod tests {
     use std::path::PathBuf;
 
     fn rewrite_str(old: Option<&str>, urls: &[&str]) -> String {
-        let files = Files::new(PathBuf::from("site/sitemap.xml"), false, false);
+        let path = PathBuf::from("site/sitemap.xml");
+        let files = Files::new(path.clone(), path, false, false);
         let urls: Vec<String> = urls.iter().map(|u| u.to_string()).collect();
         String::from_utf8(rewrite(old.map(str::as_bytes), &urls, &files)).unwrap()
     }
@@ -119,5 +192,11 @@ mod tests {
         );
         let current = "User-agent: *\nSitemap: https://example.com/sitemap.xml\n";
         assert_eq!(rewrite_str(Some(current), &[URL]), current);
+        // Another sitemap whose URL only ends like ours is someone else's.
+        let foreign = "Sitemap: https://example.com/blog/sitemap.xml\n";
+        assert_eq!(
+            rewrite_str(Some(foreign), &[URL]),
+            format!("{foreign}Sitemap: {URL}\n")
+        );
     }
 }

@@ -68,8 +68,8 @@ pub struct RuleSpec<'a> {
     pub excludes: &'a [String],
     pub default_excludes: bool,
     pub hidden: bool,
-    pub changefreq: &'a [String],
-    pub priority: &'a [String],
+    pub changefreq: &'a [ValueRule],
+    pub priority: &'a [ValueRule],
     /// The output's directory relative to DIR, when it lies inside DIR, and its files.
     pub own_output: Option<(&'a Path, &'a Files)>,
 }
@@ -149,8 +149,8 @@ impl Rules {
             exclude_dirs: exclude_dirs.build()?,
             exclude_globs,
             exclude_dir_globs,
-            changefreq: ValueRules::parse(spec.changefreq, "--changefreq", parse_changefreq)?,
-            priority: ValueRules::parse(spec.priority, "--priority", parse_priority)?,
+            changefreq: ValueRules::new(spec.changefreq, "--changefreq")?,
+            priority: ValueRules::new(spec.priority, "--priority")?,
         })
     }
 
@@ -180,6 +180,16 @@ impl Rules {
             return Some(Skip::NotIncluded);
         }
         first_exclude(&self.exclude, &self.exclude_globs, candidate)
+    }
+
+    /// Whether the rules make file `rel` a page, leaving aside that it may be an output of
+    /// ours (which a run never lists): an output must not be a page of the site.
+    pub fn selects(&self, rel: &Path) -> bool {
+        let candidate = Candidate::new(rel);
+        let (_, name) = split_name(rel);
+        (self.hidden || !name.starts_with(b"."))
+            && self.include.is_match_candidate(&candidate)
+            && first_exclude(&self.exclude, &self.exclude_globs, &candidate).is_none()
     }
 
     /// The output, or a shard of it: an earlier run's files are not pages either.
@@ -249,27 +259,56 @@ fn compile_anchored(text: &str, anchored: bool, flag: &str) -> Result<Glob> {
         .with_context(|| format!("{flag} {text:?} is not a valid glob"))
 }
 
+/// A `GLOB=VALUE` rule of `--changefreq` or `--priority`, its value checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueRule {
+    glob: String,
+    value: String,
+}
+
+/// Checks a `--include` or `--exclude` glob as the rules will compile it.
+pub fn check_glob(text: &str, flag: &str) -> Result<()> {
+    if flag == "--include" && text.ends_with('/') {
+        bail!("--include {text:?} names a directory; globs select files");
+    }
+    compile(text.strip_suffix('/').unwrap_or(text), flag).map(drop)
+}
+
+pub fn parse_changefreq_rule(rule: &str) -> Result<ValueRule> {
+    parse_value_rule(rule, "--changefreq", parse_changefreq)
+}
+
+pub fn parse_priority_rule(rule: &str) -> Result<ValueRule> {
+    parse_value_rule(rule, "--priority", parse_priority)
+}
+
+fn parse_value_rule(
+    rule: &str,
+    flag: &str,
+    parse_value: fn(&str) -> Result<String>,
+) -> Result<ValueRule> {
+    let Some((glob, value)) = rule.rsplit_once('=') else {
+        bail!("{flag} {rule:?} must have the form GLOB=VALUE");
+    };
+    if glob.ends_with('/') {
+        bail!("{flag} {rule:?} names a directory; use {glob}**={value}");
+    }
+    compile(glob, flag)?;
+    Ok(ValueRule {
+        glob: glob.to_string(),
+        value: parse_value(value).with_context(|| format!("{flag} {rule:?}"))?,
+    })
+}
+
 impl ValueRules {
-    fn parse(
-        rules: &[String],
-        flag: &str,
-        parse_value: fn(&str) -> Result<String>,
-    ) -> Result<Self> {
+    fn new(rules: &[ValueRule], flag: &str) -> Result<Self> {
         let mut globs = GlobSetBuilder::new();
-        let mut values = Vec::new();
         for rule in rules {
-            let Some((glob, value)) = rule.rsplit_once('=') else {
-                bail!("{flag} {rule:?} must have the form GLOB=VALUE");
-            };
-            if glob.ends_with('/') {
-                bail!("{flag} {rule:?} names a directory; use {}**={value}", glob);
-            }
-            globs.add(compile(glob, flag)?);
-            values.push(parse_value(value).with_context(|| format!("{flag} {rule:?}"))?);
+            globs.add(compile(&rule.glob, flag)?);
         }
         Ok(ValueRules {
             globs: globs.build()?,
-            values,
+            values: rules.iter().map(|rule| rule.value.clone()).collect(),
         })
     }
 
@@ -316,7 +355,8 @@ mod tests {
 
     fn rules(excludes: &[&str]) -> Rules {
         let excludes: Vec<String> = excludes.iter().map(|s| s.to_string()).collect();
-        let files = Files::new(PathBuf::from("site/sitemap.xml"), false, false);
+        let path = PathBuf::from("site/sitemap.xml");
+        let files = Files::new(path.clone(), path, false, false);
         Rules::new(&RuleSpec {
             includes: &[],
             excludes: &excludes,
@@ -383,10 +423,12 @@ mod tests {
 
     #[test]
     fn last_matching_value_rule_wins() {
-        let rules = ValueRules::parse(
-            &["*=weekly".into(), "blog/*=daily".into()],
+        let rules = ValueRules::new(
+            &[
+                parse_changefreq_rule("*=weekly").unwrap(),
+                parse_changefreq_rule("blog/*=daily").unwrap(),
+            ],
             "--changefreq",
-            parse_changefreq,
         )
         .unwrap();
         assert_eq!(rules.value(&Candidate::new("blog/a.html")), Some("daily"));

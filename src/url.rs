@@ -10,6 +10,9 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, PercentEncode, percent_encode
 /// The protocol's limit: a `loc` must be shorter than this many characters.
 pub const MAX_LOC_LEN: usize = 2048;
 
+/// The schema's `tLoc` has a minimum length of 12.
+const MIN_LOC_LEN: usize = 12;
+
 /// Bytes kept as they are in a path segment (RFC 3986 `pchar`): unreserved characters and
 /// `!$&'()*+,;=:@`. Everything else, including `%`, `?`, `#`, space and every non-ASCII byte,
 /// is percent-encoded.
@@ -78,7 +81,23 @@ impl BaseUrl {
             path.push('/');
         }
         url.set_path(&path);
+        // The base URL is the shortest loc (the root page's); the schema wants 12 characters.
+        if url.as_str().len() < MIN_LOC_LEN {
+            bail!(
+                "--base-url {text:?} is too short: the sitemap schema requires every <loc> to \
+                 have at least {MIN_LOC_LEN} characters, and {:?} has {}",
+                url.as_str(),
+                url.as_str().len()
+            );
+        }
         Ok(BaseUrl(url.into()))
+    }
+
+    /// Whether the base URL is the root of its host (where robots.txt is read).
+    pub fn is_host_root(&self) -> bool {
+        self.0
+            .split_once("://")
+            .is_some_and(|(_, rest)| rest.find('/') == Some(rest.len() - 1))
     }
 
     /// The full URL of a path relative to the base (`path` is already encoded).

@@ -84,6 +84,33 @@ fn the_committed_schemas_are_the_official_ones() {
     }
 }
 
+/// The Quick start's first command runs on a fresh clone: it names only what the checkout
+/// holds, and gives a valid sitemap.
+#[test]
+fn the_quick_start_runs_on_a_fresh_clone() {
+    let readme = read("README.md");
+    let section = &readme[readme.find("\n## Quick start\n").expect("the section")..];
+    let block = &section[section.find("```sh\n").expect("a command") + 6..];
+    let command = block[..block.find("\n```").unwrap()].trim();
+    let args: Vec<&str> = command
+        .strip_prefix("cargo run --release -- ")
+        .expect("a cargo run command")
+        .split_whitespace()
+        .collect();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(args.last().unwrap());
+    assert!(dir.is_dir(), "{} is not in the checkout", dir.display());
+    assert!(
+        args.contains(&"-o") && args.contains(&"-"),
+        "it must not write into the checkout"
+    );
+    let run = Cmd::new()
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
+        .args(&args)
+        .run();
+    run.success();
+    crate::validate::sitemap_bytes(run.stdout(), "https://example.com/");
+}
+
 /// The names of the `#[test]` functions in `tests/cli/FILE`.
 fn tests_in(file: &str) -> BTreeSet<String> {
     let text = read(&format!("tests/cli/{file}"));

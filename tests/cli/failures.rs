@@ -6,7 +6,8 @@ use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 
-use crate::harness::{Cmd, Site};
+use crate::harness::{Cmd, OLD_SITEMAP, Site};
+use crate::validate;
 
 /// A site with a sitemap from an earlier run; returns it with that sitemap's bytes.
 fn site_with_sitemap() -> (Site, Vec<u8>) {
@@ -79,6 +80,11 @@ fn every_bad_option_value_exits_2_naming_the_flag() {
         ),
         (&["--exclude", ""], "--exclude needs a non-empty glob"),
         (&["--null"], "--files-from"),
+        (
+            &["-b", "http://a/"],
+            "--base-url \"http://a/\" is too short",
+        ),
+        (&["-b", "http://a.b"], "is too short"),
         (&["--quiet", "--verbose"], "cannot be used with"),
         (&["--no-such-flag"], "--no-such-flag"),
         (&["-o", "/dev/null"], "-o /dev/null is not a regular file"),
@@ -156,6 +162,18 @@ fn an_unwritable_or_missing_output_directory_fails_cleanly() {
         .expect_code(1)
         .stderr_has(&["cannot create a temp file in ", "no/such/dir"]);
     assert_untouched(&site, &before, &files);
+
+    // The default output in the way is named as such, not as an -o that was never given.
+    fs::remove_file(site.sitemap_path()).unwrap();
+    fs::create_dir(site.sitemap_path()).unwrap();
+    let files = site.all_files();
+    let run = site.run(&[]);
+    run.expect_code(2)
+        .stderr_has(&["error: the output ", "sitemap.xml is not a regular file"]);
+    assert!(!run.stderr().contains("-o "), "{}", run.stderr());
+    assert_eq!(site.all_files(), files);
+    fs::remove_dir(site.sitemap_path()).unwrap();
+    fs::write(site.sitemap_path(), &before).unwrap();
 
     // A directory in the way of the output: nothing is tried.
     fs::create_dir(site.outside().join("taken")).unwrap();
@@ -262,4 +280,336 @@ fn a_killed_runs_temp_files_are_removed_by_the_next_run_but_a_live_runs_are_not(
     filetime::set_file_mtime(&dead, old).unwrap();
     site.run(&["--check"]).success();
     assert!(dead.exists());
+}
+
+/// A site with a sitemap, a state and a robots.txt from an earlier run; returns it with the
+/// state's path.
+fn site_with_robots() -> (Site, std::path::PathBuf) {
+    let site = Site::with_pages(&["index.html", "a.html"]);
+    let state = site.outside().join("sitemap.state");
+    site.command(&["--robots", "--state"])
+        .arg(&state)
+        .run()
+        .success();
+    (site, state)
+}
+
+/// Every file of the run, with its bytes: to prove a failed run changed none.
+fn snapshot(site: &Site) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
+    site.all_files()
+        .into_iter()
+        .map(|path| {
+            let bytes = fs::symlink_metadata(&path)
+                .is_ok_and(|meta| meta.is_file())
+                .then(|| fs::read(&path).unwrap());
+            (path, bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn a_robots_txt_that_is_a_symlink_fifo_or_device_is_refused_and_nothing_changes() {
+    use std::os::unix::fs::symlink;
+    let (site, state) = site_with_robots();
+    site.open_to_everyone();
+    fs::set_permissions(&state, fs::Permissions::from_mode(0o666)).unwrap();
+    for path in [
+        site.sitemap_path(),
+        site.path("index.html"),
+        site.path("a.html"),
+    ] {
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o666)).unwrap();
+    }
+    let robots = site.path("robots.txt");
+    // A secret anyone may read (the environment of /proc/self/environ, a deploy token):
+    // a robots.txt symlink would publish it on the site.
+    let secret = site.outside().join("secret.env");
+    fs::write(&secret, "DEPLOY_TOKEN=hunter2\n").unwrap();
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
+    let fifo = site.outside().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for (target, what) in [
+        (secret.as_path(), "is a symlink"),
+        (std::path::Path::new("/dev/zero"), "is a symlink"),
+        (std::path::Path::new("/proc/self/environ"), "is a symlink"),
+        (fifo.as_path(), "is a symlink"),
+    ] {
+        fs::remove_file(&robots).unwrap();
+        symlink(target, &robots).unwrap();
+        let before = snapshot(&site);
+        let run = Cmd::unprivileged()
+            .args(["-b", "https://example.com/", "--robots", "--state"])
+            .arg(&state)
+            .arg(&site.root)
+            .run();
+        run.expect_code(1)
+            .stderr_has(&["error: ", "robots.txt ", what, "hint: "]);
+        assert_eq!(snapshot(&site), before, "{target:?}");
+        assert!(!run.stderr().contains("hunter2"));
+    }
+    // The special files themselves in its place: never opened for long, never published.
+    fs::remove_file(&robots).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(&robots)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let before = snapshot(&site);
+    site.command(&["--robots", "--state"])
+        .arg(&state)
+        .run()
+        .expect_code(1)
+        .stderr_has(&["robots.txt is not a regular file"]);
+    assert_eq!(snapshot(&site), before);
+    fs::remove_file(&robots).unwrap();
+    fs::create_dir(&robots).unwrap();
+    let before = snapshot(&site);
+    site.command(&["--robots"])
+        .run()
+        .expect_code(1)
+        .stderr_has(&["robots.txt is not a regular file"]);
+    assert_eq!(snapshot(&site), before);
+}
+
+#[test]
+fn a_robots_txt_over_500_kib_is_refused_and_nothing_changes() {
+    let (site, state) = site_with_robots();
+    let robots = site.path("robots.txt");
+    let mut big = fs::read(&robots).unwrap();
+    big.resize(500 * 1024 + 1, b'#');
+    fs::write(&robots, &big).unwrap();
+    let before = snapshot(&site);
+    site.command(&["--robots", "--state"])
+        .arg(&state)
+        .run()
+        .expect_code(1)
+        .stderr_has(&["robots.txt is larger than 500 KiB", "RFC 9309"]);
+    assert_eq!(snapshot(&site), before);
+    // 500 KiB itself is taken.
+    big.truncate(500 * 1024);
+    fs::write(&robots, &big).unwrap();
+    site.command(&["--robots", "--state"])
+        .arg(&state)
+        .run()
+        .success();
+}
+
+#[test]
+fn an_output_may_not_replace_a_page_the_state_robots_txt_or_another_file() {
+    use std::os::unix::fs::symlink;
+    let (site, state) = site_with_robots();
+    let page = site.path("index.html");
+    let elsewhere = site.outside().join("other.xml");
+    let cases: Vec<(Vec<std::ffi::OsString>, &str)> = vec![
+        (
+            vec!["-o".into(), page.clone().into()],
+            "index.html is a page of the site",
+        ),
+        (
+            vec!["-o".into(), site.path("new.html").into()],
+            "new.html is a page of the site",
+        ),
+        (
+            vec!["-o".into(), site.path("robots.txt").into()],
+            "would replace the site's robots.txt",
+        ),
+        (
+            vec![
+                "-o".into(),
+                state.clone().into(),
+                "--state".into(),
+                state.clone().into(),
+            ],
+            "is also the sitemap",
+        ),
+        (
+            vec![
+                "-o".into(),
+                elsewhere.clone().into(),
+                "--state".into(),
+                elsewhere.clone().into(),
+            ],
+            "is also the sitemap",
+        ),
+        (
+            vec!["--state".into(), site.sitemap_path().into()],
+            "is also the sitemap",
+        ),
+        (
+            vec!["--state".into(), site.path("sitemap-2.xml").into()],
+            "is also a file of the sitemap",
+        ),
+        (
+            vec![
+                "--robots".into(),
+                "--state".into(),
+                site.path("robots.txt").into(),
+            ],
+            "is also robots.txt",
+        ),
+        (
+            vec!["--state".into(), site.path("state.html").into()],
+            "state.html is a page of the site",
+        ),
+        (
+            vec!["-o".into(), site.outside().join("notes.txt").into()],
+            "notes.txt exists and is not a sitemap",
+        ),
+        (
+            vec![
+                "--gzip".into(),
+                "-o".into(),
+                site.outside().join("s.xml").into(),
+            ],
+            "does not end in .gz",
+        ),
+        (
+            vec!["-o".into(), site.outside().join("s.xml.gz").into()],
+            "ends in .gz",
+        ),
+    ];
+    fs::write(site.outside().join("notes.txt"), "my notes\n").unwrap();
+    for (args, message) in cases {
+        let before = snapshot(&site);
+        site.command(&[])
+            .args(&args)
+            .run()
+            .expect_code(2)
+            .stderr_has(&["sitemapgen: error: ", message]);
+        assert_eq!(snapshot(&site), before, "{args:?}");
+    }
+    // The default output, a symlink planted in DIR to a file outside it, is not followed.
+    let theirs = site.outside().join("theirs.xml");
+    fs::write(&theirs, OLD_SITEMAP).unwrap();
+    fs::remove_file(site.sitemap_path()).unwrap();
+    symlink(&theirs, site.sitemap_path()).unwrap();
+    let before = snapshot(&site);
+    site.run(&[])
+        .expect_code(2)
+        .stderr_has(&["sitemap.xml is a symlink to a file outside DIR", "hint: "]);
+    assert_eq!(snapshot(&site), before);
+    fs::remove_file(site.sitemap_path()).unwrap();
+    // A shard's name taken by a file that is no sitemap: known once the URLs are counted.
+    site.write("sitemap-2.xml", "<html>not a sitemap</html>");
+    let before = snapshot(&site);
+    site.run(&["--max-urls", "1"])
+        .expect_code(2)
+        .stderr_has(&["sitemap-2.xml exists and is not a sitemap"]);
+    assert_eq!(snapshot(&site), before);
+}
+
+#[test]
+fn a_split_text_sitemap_never_removes_the_file_behind_a_symlink() {
+    use std::os::unix::fs::symlink;
+    let site = Site::with_pages(&["index.html", "a.html", "b.html", "c.html", "d.html"]);
+    let real = site.write("sub/real.txt", "https://example.com/kept\n");
+    symlink("sub/real.txt", site.path("sitemap.txt")).unwrap();
+    site.run(&["--format", "txt", "--max-urls", "4"])
+        .success()
+        .stderr_has(&[
+            "warning: ",
+            "sitemap.txt is a symlink",
+            "left as it is",
+            "wrote 5 URLs in 2 text sitemaps ",
+            "sitemap-1.txt … ",
+        ]);
+    assert_eq!(
+        fs::read_to_string(&real).unwrap(),
+        "https://example.com/kept\n"
+    );
+    assert!(
+        fs::symlink_metadata(site.path("sitemap.txt"))
+            .unwrap()
+            .is_symlink()
+    );
+    assert!(site.path("sitemap-1.txt").exists() && site.path("sitemap-2.txt").exists());
+    assert!(
+        !site.path("sub/real-1.txt").exists(),
+        "shards beside the name given"
+    );
+}
+
+#[test]
+fn state_reads_a_2_gb_page_in_bounded_memory() {
+    let site = Site::with_pages(&["index.html"]);
+    let big = fs::File::create(site.path("big.html")).unwrap();
+    big.set_len(2 << 30).unwrap(); // sparse: no disk taken
+    let state = site.outside().join("sitemap.state");
+    // 1 GiB of address space: a run that reads the page whole cannot finish.
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_sitemapgen"))
+        .args(["-b", "https://example.com/", "--state"])
+        .arg(&state)
+        .arg(&site.root)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(fs::read_to_string(&state).unwrap().contains("/big.html "));
+}
+
+/// A pipe whose reader is gone: writing to it fails with EPIPE.
+fn closed_pipe() -> std::io::PipeWriter {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    writer
+}
+
+#[test]
+fn a_closed_stderr_or_stdout_never_panics_and_the_sitemap_is_published() {
+    let site = Site::with_pages(&["index.html", "a.html"]);
+    site.write("x.css", "");
+    let out = Command::new(env!("CARGO_BIN_EXE_sitemapgen"))
+        .args(["-v", "-b", "https://example.com/"])
+        .arg(&site.root)
+        .stdout(Stdio::null())
+        .stderr(closed_pipe())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    validate::sitemap(&site.sitemap_path(), "https://example.com/");
+    // A failure with nowhere to say so still exits 1, without a panic's 101.
+    let out = Command::new(env!("CARGO_BIN_EXE_sitemapgen"))
+        .args(["-b", "ftp://example.com/"])
+        .arg(&site.root)
+        .stderr(closed_pipe())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_sitemapgen"))
+            .args(["--completions", shell])
+            .stdout(closed_pipe())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{shell}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stderr.is_empty(), "{shell}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_sitemapgen"))
+        .arg("--help")
+        .stdout(closed_pipe())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
 }

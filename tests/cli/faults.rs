@@ -1312,23 +1312,32 @@ fn every_damaged_state_file_stops_the_run_naming_it() {
         ),
         (
             "a negative size",
-            with_record(&[fields[0], fields[1], fields[2], "-1", fields[4]].join(" ")).into(),
+            with_record(&[fields[0], fields[1], fields[2], "-1:2:3:4"].join(" ")).into(),
             "line 3 is malformed",
         ),
         (
             "a size that is not a number",
-            with_record(&[fields[0], fields[1], fields[2], "12k", fields[4]].join(" ")).into(),
+            with_record(&[fields[0], fields[1], fields[2], "12k:2:3:4"].join(" ")).into(),
             "line 3 is malformed",
         ),
         (
             "an mtime that is not a number",
-            with_record(&[fields[0], fields[1], fields[2], fields[3], "1.5"].join(" ")).into(),
+            with_record(&[fields[0], fields[1], fields[2], "1:1.5:3:4"].join(" ")).into(),
+            "line 3 is malformed",
+        ),
+        (
+            "a stamp of three fields",
+            with_record(&[fields[0], fields[1], fields[2], "1:2:3"].join(" ")).into(),
+            "line 3 is malformed",
+        ),
+        (
+            "a record of version 1 in a state of version 2",
+            with_record(&[fields[0], fields[1], fields[2], "1", "2"].join(" ")).into(),
             "line 3 is malformed",
         ),
         (
             "a digest one digit short",
-            with_record(&[fields[0], fields[1], &fields[2][1..], fields[3], fields[4]].join(" "))
-                .into(),
+            with_record(&[fields[0], fields[1], &fields[2][1..], fields[3]].join(" ")).into(),
             "line 3 is malformed",
         ),
         (
@@ -1386,13 +1395,13 @@ fn every_damaged_state_file_stops_the_run_naming_it() {
         assert_eq!(site.all_files(), files, "{what}");
     }
 
-    // A directory where the state should be.
+    // A directory where the state should be: a bad --state, as a directory is a bad -o.
     fs::remove_file(&state).unwrap();
     fs::create_dir(&state).unwrap();
     let files = site.all_files();
     site.run(&["--state", state.to_str().unwrap()])
-        .expect_code(1)
-        .stderr_has(&["error: state file ", "sitemap.state is not usable"]);
+        .expect_code(2)
+        .stderr_has(&["error: --state ", "sitemap.state is not a regular file"]);
     assert_eq!(fs::read(site.sitemap_path()).unwrap(), sitemap);
     assert_eq!(site.all_files(), files);
 }

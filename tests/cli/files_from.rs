@@ -117,3 +117,21 @@ fn a_missing_or_outside_file_fails_the_run_and_keeps_the_old_sitemap() {
         .stderr_has(&["cannot read the file list", "no-such-list"]);
     assert_eq!(fs::read(site.sitemap_path()).unwrap(), before);
 }
+
+#[test]
+fn a_list_with_crlf_line_endings_is_read_as_its_lines() {
+    let site = site();
+    site.command(&["--files-from", "-"])
+        .stdin("index.html\r\na.html\r\nb/c.html\r\n")
+        .run()
+        .success();
+    let urls = validate::sitemap(&site.sitemap_path(), BASE);
+    assert_eq!(
+        locs(&urls),
+        [
+            BASE,
+            "https://example.com/a.html",
+            "https://example.com/b/c.html"
+        ]
+    );
+}

@@ -13,6 +13,10 @@ use tempfile::TempDir;
 
 pub const BASE: &str = "https://example.com/";
 
+/// A sitemap an earlier run left: the only kind of file an output may replace.
+pub const OLD_SITEMAP: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+    <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>\n";
+
 pub fn fixture_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")

@@ -154,3 +154,35 @@ fn a_multilingual_site_lists_its_indexable_pages_with_their_alternates() {
         validate::sitemap(&site.path(name), BASE);
     }
 }
+
+#[test]
+fn an_alternate_language_is_written_once_and_a_template_does_not_end_the_head() {
+    let site = Site::empty();
+    let links = "<link rel=alternate hreflang=en href=/en/>\
+                 <link rel=alternate hreflang=de href=/de/>\
+                 <link rel=alternate hreflang=de href=/de/>\
+                 <link rel=alternate hreflang=EN href=/en/>";
+    site.write("en/index.html", format!("<head>{links}</head>"));
+    site.write("de/index.html", format!("<head>{links}</head>"));
+    // A template in the head is inert: its content does not end the head, nor count.
+    site.write(
+        "hidden.html",
+        "<head><template><div>card</div></template>\
+         <meta name=robots content=noindex></head>",
+    );
+    site.write(
+        "shown.html",
+        "<head><template><meta name=robots content=noindex></template></head>",
+    );
+    site.run(&[]).success();
+    let pair = |lang: &str, path: &str| (lang.to_string(), path.to_string());
+    let both = vec![pair("en", "en/"), pair("de", "de/")];
+    let expected: BTreeMap<String, Vec<(String, String)>> = [
+        ("de/".to_string(), both.clone()),
+        ("en/".to_string(), both),
+        ("shown.html".to_string(), vec![]),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(alternates(&site), expected);
+}

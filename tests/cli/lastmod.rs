@@ -101,7 +101,7 @@ fn a_rebuild_re_dates_exactly_the_pages_whose_content_changed() {
         .success()
         .stderr_has(&["1 added, 1 removed, 0 re-dated, 19 kept"]);
     let text = fs::read_to_string(&state).unwrap();
-    assert!(text.starts_with("sitemapgen-state 1\n"));
+    assert!(text.starts_with("sitemapgen-state 2\n"));
     assert!(!text.contains("/p05.html") && text.contains("/new.html"));
 }
 
@@ -156,8 +156,8 @@ fn a_bad_state_file_stops_the_run_and_a_missing_one_is_a_first_run() {
     let cases = [
         ("", "is empty"),
         (
-            "sitemapgen-state 2\ndigest blake3 ignore=-\n",
-            "version \"2\"",
+            "sitemapgen-state 3\ndigest blake3 ignore=-\n",
+            "version \"3\"",
         ),
         ("<?xml version=\"1.0\"?>\n", "not a sitemapgen-state header"),
         (
@@ -346,4 +346,133 @@ fn a_shallow_clone_is_warned_about() {
             "warning: the git history is shallow",
             "git fetch --unshallow",
         ]);
+}
+
+#[test]
+fn a_state_symlink_is_followed_like_the_output() {
+    use std::os::unix::fs::symlink;
+    let site = Site::with_pages(&["index.html", "a.html"]);
+    let real = site.outside().join("real.state");
+    let link = site.outside().join("link.state");
+    site.command(&["--state"]).arg(&real).run().success();
+    let first = fs::read_to_string(&real).unwrap();
+    symlink(&real, &link).unwrap();
+    site.page("b.html");
+    site.command(&["--state"])
+        .arg(&link)
+        .run()
+        .success()
+        .stderr_has(&["1 added, 0 removed, 0 re-dated, 2 kept"]);
+    assert!(
+        fs::symlink_metadata(&link).unwrap().is_symlink(),
+        "the link stays"
+    );
+    let second = fs::read_to_string(&real).unwrap();
+    assert!(second.contains("/b.html ") && !first.contains("/b.html "));
+}
+
+#[test]
+fn a_same_size_edit_under_a_pinned_mtime_is_re_dated() {
+    let site = Site::empty();
+    site.write("index.html", "<p>version one</p>");
+    site.write("a.html", "<p>unchanged</p>");
+    let pinned = FileTime::from_unix_time(1_714_557_600, 0);
+    for page in ["index.html", "a.html"] {
+        set_file_mtime(site.path(page), pinned).unwrap();
+    }
+    // Old enough that the run trusts the files' stamps next time (it does not trust a file
+    // written in the last moments before it).
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let state = state_path(&site);
+    site.run(&["--state", &state]).success();
+    let recorded = fs::read_to_string(&state).unwrap();
+    assert!(
+        recorded
+            .lines()
+            .filter(|l| l.starts_with('/'))
+            .all(|l| !l.ends_with(" -")),
+        "stamps recorded: {recorded}"
+    );
+    // The same size, the mtime set back (as SOURCE_DATE_EPOCH, Nix or touch -d do).
+    site.write("index.html", "<p>version two</p>");
+    set_file_mtime(site.path("index.html"), pinned).unwrap();
+    site.run(&["--state", &state, "--lastmod", "2024-06-01"])
+        .success()
+        .stderr_has(&["0 added, 0 removed, 1 re-dated, 1 kept"]);
+    assert_eq!(dates(&site)[BASE].as_deref(), Some("2024-06-01"));
+}
+
+#[test]
+fn a_version_1_state_keeps_every_date() {
+    let site = Site::with_pages(&["index.html", "a.html"]);
+    let state = state_path(&site);
+    let digest = |page: &str| blake3_hex(&fs::read(site.path(page)).unwrap());
+    fs::write(
+        &state,
+        format!(
+            "sitemapgen-state 1\ndigest blake3 ignore=-\n\
+             / 2020-01-01 {} 1 2\n/a.html 2020-02-02 {} 3 4\nend 2\n",
+            digest("index.html"),
+            digest("a.html")
+        ),
+    )
+    .unwrap();
+    site.run(&["--state", &state])
+        .success()
+        .stderr_has(&["0 added, 0 removed, 0 re-dated, 2 kept"]);
+    assert_eq!(dates(&site)[BASE].as_deref(), Some("2020-01-01"));
+    assert!(
+        fs::read_to_string(&state)
+            .unwrap()
+            .starts_with("sitemapgen-state 2\n")
+    );
+}
+
+/// The hex BLAKE3 digest of `bytes`, as a state file holds it.
+fn blake3_hex(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+#[test]
+fn git_dates_beyond_the_schemas_zone_offsets_are_written_in_utc() {
+    let site = Site::empty();
+    let repo = site.outside();
+    git(repo, &["init", "-q"], "2024-01-01T00:00:00Z");
+    site.page("index.html");
+    git(repo, &["add", "."], "2024-01-01T00:00:00Z");
+    // git takes offsets up to ±99:59; the schema stops at ±14:00.
+    git(repo, &["commit", "-qm", "one"], "2024-05-01T10:00:00+15:00");
+    let state = state_path(&site);
+    site.run(&["--lastmod", "git", "--state", &state]).success();
+    assert_eq!(
+        dates(&site)[BASE].as_deref(),
+        Some("2024-04-30T19:00:00+00:00")
+    );
+    // The state took the date, so the next run reads it.
+    site.run(&["--lastmod", "git", "--state", &state])
+        .success()
+        .stderr_has(&["1 kept"]);
+}
+
+#[test]
+fn the_index_lastmod_is_the_newest_instant_not_the_greatest_string() {
+    let site = Site::empty();
+    let repo = site.outside();
+    git(repo, &["init", "-q"], "2024-01-01T00:00:00Z");
+    site.page("a.html");
+    git(repo, &["add", "."], "2024-01-01T00:00:00Z");
+    // 10:00 UTC, the newer of the two, though its string sorts first.
+    git(repo, &["commit", "-qm", "a"], "2024-05-01T05:00:00-05:00");
+    site.page("b.html");
+    git(repo, &["add", "."], "2024-01-01T00:00:00Z");
+    // 01:00 UTC.
+    git(repo, &["commit", "-qm", "b"], "2024-05-01T10:00:00+09:00");
+    site.page("c.html");
+    site.run(&["--lastmod", "git", "--max-urls", "2"]).success();
+    let index = validate::index(&site.sitemap_path(), BASE);
+    assert_eq!(index.len(), 2);
+    assert_eq!(
+        index[0].lastmod.as_deref(),
+        Some("2024-05-01T05:00:00-05:00")
+    );
 }

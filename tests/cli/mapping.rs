@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime};
 
 use filetime::{FileTime, set_file_mtime};
 
-use crate::harness::{BASE, Site};
+use crate::harness::{BASE, OLD_SITEMAP, Site};
 use crate::validate::{self, locs};
 
 fn sitemap_locs(site: &Site, args: &[&str]) -> Vec<String> {
@@ -289,8 +289,8 @@ fn urls_of_2048_characters_or_more_are_skipped_with_a_warning() {
 #[test]
 fn the_output_and_our_temp_files_are_never_listed() {
     let site = Site::with_pages(&["index.html", ".sitemapgen-abc123.tmp"]);
-    site.write("sitemap.xml", "old");
-    site.write("sub/map.xml", "old");
+    site.write("sitemap.xml", OLD_SITEMAP);
+    site.write("sub/map.xml", OLD_SITEMAP);
     let out = site.path("sub/map.xml");
     site.command(&["--include", "*", "--hidden"])
         .args(["-o".as_ref(), out.as_os_str()])
@@ -326,7 +326,7 @@ fn an_output_symlink_is_followed_and_an_existing_mode_kept() {
     use std::os::unix::fs::{PermissionsExt, symlink};
     let site = Site::with_pages(&["index.html"]);
     let real = site.outside().join("real.xml");
-    fs::write(&real, "old").unwrap();
+    fs::write(&real, OLD_SITEMAP).unwrap();
     fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
     let link = site.outside().join("link.xml");
     symlink(&real, &link).unwrap();

@@ -156,6 +156,11 @@ fn summary_quiet_and_verbose() {
     );
     assert_eq!(run.stderr(), summary);
     assert_eq!(site.run(&["-q"]).success().stderr(), "");
+    let one = Site::empty();
+    one.write("style.css", "");
+    one.run(&[])
+        .expect_code(1)
+        .stderr_has(&["(1 file excluded)"]);
     site.run(&["-v"])
         .success()
         .stderr_has(&["sitemapgen: skip style.css: matches no --include glob"]);

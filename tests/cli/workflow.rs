@@ -73,7 +73,7 @@ fn text_sitemaps_hold_the_same_urls_one_per_line() {
     // Split: shards only, no index (none exists for text), the unsplit file removed.
     site.run(&["--format", "txt", "--max-urls", "3", "--robots"])
         .success()
-        .stderr_has(&["in 2 sitemaps"]);
+        .stderr_has(&["in 2 text sitemaps"]);
     assert!(!site.path("sitemap.txt").exists());
     let shards: Vec<String> = (1..=2)
         .map(|n| fs::read_to_string(site.path(format!("sitemap-{n}.txt"))).unwrap())
@@ -218,13 +218,213 @@ fn every_config_error_names_the_key_and_the_file() {
             .expect_code(2)
             .stderr_has(&["sitemapgen: error: ", "bad.toml", message]);
     }
-    // A value of the right type but wrong for its option fails as the flag would.
-    fs::write(&config, "max-urls = 0").unwrap();
-    site.command(&["--config"])
+    // A value of the right type but wrong for its option fails as the flag would, naming
+    // the key and the file.
+    let cases = [
+        ("max-urls = 0", "key \"max-urls\"", "--max-urls"),
+        (
+            "lastmod = \"yesterday\"",
+            "key \"lastmod\"",
+            "--lastmod \"yesterday\"",
+        ),
+        ("format = \"html\"", "key \"format\"", "--format \"html\""),
+        ("max-churn = 500", "key \"max-churn\"", "--max-churn 500"),
+        (
+            "include = [\"a/[b\"]",
+            "key \"include\"",
+            "is not a valid glob",
+        ),
+        (
+            "changefreq = [\"*=Daily\"]",
+            "key \"changefreq\"",
+            "\"Daily\"",
+        ),
+        (
+            "digest-ignore = [\"(\"]",
+            "key \"digest-ignore\"",
+            "not a valid regex",
+        ),
+    ];
+    for (text, key, message) in cases {
+        fs::write(&config, text).unwrap();
+        site.command(&["--config"])
+            .arg(&config)
+            .run()
+            .expect_code(2)
+            .stderr_has(&["sitemapgen: error: config file ", "bad.toml", key, message]);
+    }
+    fs::write(&config, "base-url = \"ftp://x.example.com/\"").unwrap();
+    Cmd::new()
+        .arg("--config")
         .arg(&config)
+        .arg(&site.root)
         .run()
         .expect_code(2)
-        .stderr_has(&["--max-urls"]);
+        .stderr_has(&[
+            "config file ",
+            "bad.toml: key \"base-url\": ",
+            "http or https",
+        ]);
+}
+
+#[test]
+fn config_settings_count_for_the_flags_that_need_them_and_flags_turn_them_off() {
+    let site = site();
+    let dir = site.outside();
+    let state = dir.join("sitemap.state");
+    fs::write(
+        dir.join("sitemapgen.toml"),
+        format!(
+            "base-url = \"{BASE}\"\ndir = \"{}\"\nstate = \"{}\"\nrobots = true\n",
+            site.root.display(),
+            state.display()
+        ),
+    )
+    .unwrap();
+    // The hint a refused churn gives works: --max-churn needs the config's state.
+    Cmd::new().current_dir(dir).run().success();
+    Cmd::new()
+        .current_dir(dir)
+        .args(["--max-churn", "50"])
+        .run()
+        .success()
+        .stderr_has(&["0 re-dated"]);
+    // A preview on standard output takes no robots.txt from the config, and writes none.
+    fs::remove_file(site.path("robots.txt")).unwrap();
+    let run = Cmd::new().current_dir(dir).args(["-o", "-"]).run();
+    run.success();
+    validate::sitemap_bytes(run.stdout(), BASE);
+    assert!(!site.path("robots.txt").exists());
+    // A flag turns off what the file turns on.
+    Cmd::new()
+        .current_dir(dir)
+        .arg("--robots=false")
+        .run()
+        .success();
+    assert!(!site.path("robots.txt").exists());
+    Cmd::new().current_dir(dir).run().success();
+    assert!(site.path("robots.txt").exists());
+    // On the command line alone, --robots with -o - is refused.
+    site.run(&["--robots", "-o", "-"])
+        .expect_code(2)
+        .stderr_has(&["-o - is a preview and writes no robots.txt"]);
+    site.run(&["--gzip=maybe"]).expect_code(2);
+}
+
+#[test]
+fn a_preview_on_standard_output_writes_no_state() {
+    let site = site();
+    let state = site.outside().join("sitemap.state");
+    site.command(&["--state"]).arg(&state).run().success();
+    let before = fs::read(&state).unwrap();
+    site.write("a.html", "<p>changed</p>");
+    let run = site.command(&["-o", "-", "--state"]).arg(&state).run();
+    run.success().stderr_has(&["1 re-dated"]);
+    assert_eq!(
+        fs::read(&state).unwrap(),
+        before,
+        "the preview wrote the state"
+    );
+    // So the real run still sees the change, and --max-churn with it.
+    site.command(&["--state"])
+        .arg(&state)
+        .run()
+        .success()
+        .stderr_has(&["1 re-dated"]);
+    let fresh = site.outside().join("fresh.state");
+    site.command(&["-o", "-", "--state"])
+        .arg(&fresh)
+        .run()
+        .success();
+    assert!(!fresh.exists());
+}
+
+#[test]
+fn robots_txt_keeps_a_foreign_sitemap_line_that_only_ends_like_ours() {
+    let site = site();
+    let theirs = "User-agent: *\nSitemap: https://example.com/blog/sitemap.xml\n\
+                  Sitemap: https://example.com/sitemap.xml?v=2\n";
+    fs::write(site.path("robots.txt"), theirs).unwrap();
+    site.run(&["--robots"]).success();
+    assert_eq!(
+        fs::read_to_string(site.path("robots.txt")).unwrap(),
+        format!("{theirs}Sitemap: https://example.com/sitemap.xml\n")
+    );
+    // Ours, moved from http to https, is replaced where it stood.
+    fs::write(
+        site.path("robots.txt"),
+        "Sitemap: http://example.com/sitemap.xml\nUser-agent: *\n",
+    )
+    .unwrap();
+    site.run(&["--robots"]).success();
+    assert_eq!(
+        fs::read_to_string(site.path("robots.txt")).unwrap(),
+        "Sitemap: https://example.com/sitemap.xml\nUser-agent: *\n"
+    );
+}
+
+#[test]
+fn robots_under_a_path_prefix_warns_that_crawlers_will_not_read_it() {
+    let site = site();
+    site.run(&["-b", "https://example.com/docs/", "--robots"])
+        .success()
+        .stderr_has(&[
+            "warning: crawlers read robots.txt only at the root of a host",
+            "https://example.com/docs/robots.txt",
+        ]);
+    site.run(&["-b", "https://example.com/docs/", "--robots", "--strict"])
+        .expect_code(1);
+}
+
+#[test]
+fn check_covers_robots_txt_churn_and_a_damaged_index() {
+    let site = site();
+    let state = site.outside().join("sitemap.state");
+    site.command(&["--state"]).arg(&state).run().success();
+    // robots.txt without our line is a difference under --robots.
+    site.command(&["--check", "--robots", "--state"])
+        .arg(&state)
+        .run()
+        .expect_code(1)
+        .stderr_has(&["robots.txt does not name the sitemap"]);
+    site.command(&["--robots", "--state"])
+        .arg(&state)
+        .run()
+        .success();
+    site.command(&["--check", "--robots", "--state"])
+        .arg(&state)
+        .run()
+        .success();
+    // Past --max-churn, --check still shows what differs.
+    for page in ["a.html", "b/c.html"] {
+        site.write(page, "<p>new</p>");
+    }
+    site.command(&[
+        "--check",
+        "--max-churn",
+        "10",
+        "--lastmod",
+        "2030-01-01",
+        "--state",
+    ])
+    .arg(&state)
+    .run()
+    .expect_code(1)
+    .stderr_has(&[
+        "is out of date: 0 added, 0 removed, 2 re-dated",
+        "  ~ https://example.com/a.html",
+        "more than --max-churn 10%",
+    ]);
+    // A damaged index naming the directory is a difference, not an error about it.
+    fs::write(
+        site.sitemap_path(),
+        "<?xml version=\"1.0\"?><sitemapindex><sitemap><loc>https://example.com/</loc>\
+         </sitemap><sitemap><loc>https://example.com/../x</loc></sitemap></sitemapindex>",
+    )
+    .unwrap();
+    let run = site.run(&["--check"]);
+    run.expect_code(1).stderr_has(&["is out of date: "]);
+    assert!(!run.stderr().contains("Is a directory"), "{}", run.stderr());
 }
 
 #[test]
@@ -247,6 +447,18 @@ fn completions_for_each_shell() {
         .args(["--completions", "bash", "-b", BASE])
         .run()
         .expect_code(2);
+    // Words are offered for the flags that take words, not file names.
+    let run = Cmd::new().args(["--completions", "bash"]).run();
+    let script = String::from_utf8_lossy(run.stdout()).into_owned();
+    for words in ["\"xml txt\"", "\"mtime git none\""] {
+        assert!(script.contains(words), "bash lacks {words}");
+    }
+    let help = Cmd::new().arg("--help").run();
+    let help = String::from_utf8_lossy(help.stdout()).into_owned();
+    assert!(
+        help.contains("(bash, elvish, fish, powershell or zsh)"),
+        "{help}"
+    );
 }
 
 #[test]

@@ -12,7 +12,7 @@ use percent_encoding::percent_decode_str;
 use sitemapgen::Request;
 use sitemapgen::head;
 use sitemapgen::serialize::{Document, Entry, Kind, SITEMAP_NS, XHTML_NS};
-use sitemapgen::state::{self, DigestRules, Record};
+use sitemapgen::state::{self, DigestRules, Record, Stamp};
 use sitemapgen::url::{BaseUrl, Mapping};
 use xml::reader::{EventReader, XmlEvent};
 
@@ -314,7 +314,7 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
 /// Any bytes as a state file: read or refused, never a panic; a state that reads writes back
 /// to one that reads the same.
 pub fn state_file(bytes: &[u8]) {
-    let rules = DigestRules::new(&[]).unwrap();
+    let rules = DigestRules::new(Vec::new());
     let Ok(old) = state::parse(bytes, &rules) else {
         return;
     };
@@ -330,9 +330,14 @@ pub type StatePage = (Vec<Vec<u8>>, Option<(u16, u8, u8)>, [u8; 32], u64, i64);
 
 /// The state written for any pages reads back exactly, comparable under the same rules.
 pub fn state_records(pages: &[StatePage], patterns: &[String]) {
-    let Ok(rules) = DigestRules::new(patterns) else {
+    let Ok(ignore) = patterns
+        .iter()
+        .map(|p| regex::bytes::Regex::new(p))
+        .collect::<Result<Vec<_>, _>>()
+    else {
         return;
     };
+    let rules = DigestRules::new(ignore);
     let mapping = Mapping {
         clean_urls: false,
         trailing_slash: true,
@@ -351,8 +356,12 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
         let record = Record {
             lastmod,
             digest: blake3::Hash::from_bytes(*digest),
-            size: *size,
-            mtime: *mtime,
+            stamp: Some(Stamp {
+                size: *size,
+                mtime: i128::from(*mtime),
+                ctime: i128::from(*mtime) * 3,
+                inode: *size / 2,
+            }),
         };
         records.insert(mapping.page_path(&rel).path, record);
     }
