@@ -5,15 +5,12 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 
-use sitemapgen::config::UsageError;
-use sitemapgen::{Request, cli, pipeline, to_stderr};
-
-const EXIT_RUNTIME: u8 = 1;
-const EXIT_USAGE: u8 = 2;
+use sitemapgen::error::{EXIT_RUNTIME, EXIT_USAGE, exit_code};
+use sitemapgen::{Request, cli, run, to_stderr};
 
 fn main() -> ExitCode {
-    let config = match sitemapgen::request(std::env::args_os().collect()) {
-        Ok(Request::Run(config)) => config,
+    let settings = match sitemapgen::request(std::env::args_os().collect()) {
+        Ok(Request::Run(settings)) => settings,
         Ok(Request::Completions(shell)) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut cli::command(), "sitemapgen", &mut script);
@@ -30,11 +27,12 @@ fn main() -> ExitCode {
             Err(err) => return fail(&err, EXIT_USAGE),
         },
     };
-    match pipeline::run(&config) {
+    match run::run(&settings) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
-        Err(err) if err.is::<UsageError>() => fail(&err, EXIT_USAGE),
-        Err(err) => fail(&err, EXIT_RUNTIME),
+        Err(err) => match exit_code(&err) {
+            0 => ExitCode::SUCCESS,
+            code => fail(&err, code),
+        },
     }
 }
 
@@ -61,13 +59,4 @@ fn clap_failure(err: clap::Error) -> ExitCode {
 fn fail(err: &anyhow::Error, code: u8) -> ExitCode {
     to_stderr(format_args!("sitemapgen: error: {err:#}"));
     ExitCode::from(code)
-}
-
-/// A reader that closed the pipe early (`sitemapgen -o - … | head`) is not a failure.
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-    })
 }

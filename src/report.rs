@@ -9,8 +9,6 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::lastmod::Churn;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verbosity {
     Quiet,
@@ -157,20 +155,12 @@ impl Report {
     /// `wrote 1,234 URLs to public/sitemap.xml (56 files excluded)`, or for a split
     /// `wrote 120,001 URLs in 3 sitemaps indexed by public/sitemap.xml (…)`: `place` says
     /// where.
-    pub fn summary(&self, written: u64, place: &str, churn: Option<Churn>) {
+    pub fn summary(&self, written: u64, place: &str, churn: Option<impl Display>) {
         if let Progress::Shown(bar) = &self.progress {
             bar.finish_and_clear();
         }
         if self.verbosity != Verbosity::Quiet {
-            let changes = churn.map_or(String::new(), |c| {
-                format!(
-                    "; since the state: {} added, {} removed, {} re-dated, {} kept",
-                    thousands(c.added),
-                    thousands(c.removed),
-                    thousands(c.redated),
-                    thousands(c.kept)
-                )
-            });
+            let changes = churn.map_or(String::new(), |c| format!("; since the state: {c}"));
             let [noindex, redirect, canonical] = self.left_out;
             let reasons: Vec<String> = [
                 (noindex, "noindex"),
@@ -208,7 +198,7 @@ pub fn count(n: u64, thing: &str) -> String {
 }
 
 /// `1234567` → `1,234,567`.
-fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, PercentEncode, percent_encode};
 
+use crate::html;
+
 /// The protocol's limit: a `loc` must be shorter than this many characters.
 pub const MAX_LOC_LEN: usize = 2048;
 
@@ -153,7 +155,7 @@ impl Mapping {
         let dir_depth = segments.len();
         let mut collision_depth = dir_depth;
         let mut path = encode_segments(segments.iter().copied());
-        if name == b"index.html" || name == b"index.htm" {
+        if html::index_rank(name).is_some() {
             if dir_depth > 0 {
                 if self.trailing_slash {
                     path.push('/');
@@ -166,7 +168,7 @@ impl Mapping {
             if dir_depth > 0 {
                 path.push('/');
             }
-            let name = match (self.clean_urls, html_stem(name)) {
+            let name = match (self.clean_urls, html::stem(name)) {
                 (true, Some(stem)) => stem,
                 _ => name,
             };
@@ -177,14 +179,6 @@ impl Mapping {
             collision_depth,
         }
     }
-}
-
-/// `about` for `about.html` or `about.htm`; None for other names and for a bare `.html`.
-fn html_stem(name: &[u8]) -> Option<&[u8]> {
-    [b".html".as_slice(), b".htm"]
-        .iter()
-        .find_map(|ext| name.strip_suffix(*ext))
-        .filter(|stem| !stem.is_empty())
 }
 
 /// A relative path (normal components only) as an encoded URL path.

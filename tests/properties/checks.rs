@@ -10,9 +10,12 @@ use std::path::{Path, PathBuf};
 
 use percent_encoding::percent_decode_str;
 use sitemapgen::Request;
-use sitemapgen::head;
-use sitemapgen::serialize::{Document, Entry, Kind, SITEMAP_NS, XHTML_NS};
-use sitemapgen::state::{self, DigestRules, Record, Stamp};
+use sitemapgen::decide::lastmod::state::{self, Record, Stamp};
+use sitemapgen::decide::verdict::{self, Verdict};
+use sitemapgen::entry::{Alternate, Entry};
+use sitemapgen::scan::digest::DigestRules;
+use sitemapgen::scan::head;
+use sitemapgen::sitemap::xml::{Document, Kind, SITEMAP_NS, XHTML_NS};
 use sitemapgen::url::{BaseUrl, Mapping};
 use xml::reader::{EventReader, XmlEvent};
 
@@ -174,13 +177,16 @@ pub fn serializer(kind: u8, xhtml: bool, entries: &[Values]) {
     let mut taken = Vec::new();
     let mut announced = empty;
     for values in &entries {
-        let (loc, lastmod, changefreq, priority, alternates) = values;
+        let (loc, lastmod, changefreq, priority, alternates) = values.clone();
         let entry = Entry {
             loc,
-            lastmod: lastmod.as_deref(),
-            changefreq: changefreq.as_deref(),
-            priority: priority.as_deref(),
-            alternates,
+            lastmod,
+            changefreq,
+            priority,
+            alternates: alternates
+                .into_iter()
+                .map(|(lang, href)| Alternate { lang, href })
+                .collect(),
         };
         let len = doc.entry_len(&entry);
         match doc.write(&entry) {
@@ -296,8 +302,12 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
     let read = head::read(&path, &mut buffer).unwrap();
     assert_eq!(read, parsed, "read through a buffer of {}", buffer.len());
     let loc = "https://example.com/docs/page.html";
-    let (verdict, _) = parsed.verdict(&::url::Url::parse(loc).unwrap());
-    if let head::Verdict::Keep { alternates, .. } = verdict {
+    let (verdict, _) = verdict::judge(parsed, &::url::Url::parse(loc).unwrap());
+    if let Verdict::Keep { alternates, .. } = verdict {
+        let alternates: Vec<(String, String)> = alternates
+            .into_iter()
+            .map(|Alternate { lang, href }| (lang, href))
+            .collect();
         for (lang, href) in &alternates {
             assert!(
                 !lang.is_empty() && lang.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'),
@@ -381,7 +391,7 @@ pub fn config(toml: &str, args: &[String], dir: &Path) {
     let mut argv: Vec<OsString> = vec!["sitemapgen".into(), "--config".into(), file.into()];
     argv.extend(args.iter().map(OsString::from));
     match sitemapgen::request(argv) {
-        Ok(Request::Run(config)) => assert_strict_url(&config.base.join("")),
+        Ok(Request::Run(settings)) => assert_strict_url(&settings.decide.base.join("")),
         Ok(Request::Completions(_)) => {}
         Err(err) => assert!(!err.to_string().is_empty()),
     }

@@ -20,11 +20,13 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
-use regex::bytes::Regex;
+
+use crate::scan::digest::DigestRules;
+pub use crate::walk::Stamp;
 
 const MAGIC: &str = "sitemapgen-state";
 const VERSION: &str = "2";
@@ -36,17 +38,6 @@ pub struct Record {
     /// None when the file might still change within its timestamps' resolution, as git
     /// does for "racily clean" files: it is read again next time.
     pub stamp: Option<Stamp>,
-}
-
-/// What a stat says of a page, as git's index keeps it: an edit that keeps the size and sets
-/// the mtime back (`touch -d`, `SOURCE_DATE_EPOCH`, Nix) still changes the ctime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    pub size: u64,
-    /// Nanoseconds since the epoch.
-    pub mtime: i128,
-    pub ctime: i128,
-    pub inode: u64,
 }
 
 impl Stamp {
@@ -61,115 +52,6 @@ impl Stamp {
             ctime: ctime.parse().context("bad ctime")?,
             inode: inode.parse().context("bad inode")?,
         })
-    }
-}
-
-/// What `--digest-ignore` removes before hashing.
-#[derive(Debug)]
-pub struct DigestRules {
-    ignore: Vec<Regex>,
-}
-
-impl DigestRules {
-    pub fn new(ignore: Vec<Regex>) -> Self {
-        DigestRules { ignore }
-    }
-
-    /// Names the rules in the state, so a change of rules is noticed (`-` for none).
-    fn fingerprint(&self) -> String {
-        if self.ignore.is_empty() {
-            return "-".to_string();
-        }
-        let mut hasher = blake3::Hasher::new();
-        for regex in &self.ignore {
-            hasher.update(regex.as_str().as_bytes());
-            hasher.update(b"\0");
-        }
-        hasher.finalize().to_hex()[..16].to_string()
-    }
-
-    /// Reads the file at `path` once, to its end, and gives the digest of its content with
-    /// every ignored match removed; its first `head_cap` bytes are kept in `head` (for the
-    /// page's head). Memory stays bounded whatever the file's size: the content is hashed as
-    /// it is read, and ignored matches are found within a line (a line longer than 1 MiB is
-    /// taken in 1 MiB pieces).
-    pub fn read(
-        &self,
-        path: &Path,
-        head: &mut Vec<u8>,
-        head_cap: usize,
-        chunk: &mut [u8],
-    ) -> io::Result<blake3::Hash> {
-        head.clear();
-        let mut file = File::open(path)?;
-        let mut digest = Digest {
-            rules: self,
-            hasher: blake3::Hasher::new(),
-            line: Vec::new(),
-        };
-        loop {
-            let n = match file.read(chunk) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => return Err(err),
-            };
-            let bytes = &chunk[..n];
-            let room = head_cap.saturating_sub(head.len());
-            head.extend_from_slice(&bytes[..room.min(n)]);
-            digest.update(bytes);
-        }
-        Ok(digest.finish())
-    }
-}
-
-/// A line longer than this is matched against `--digest-ignore` in pieces of this size.
-const MAX_LINE: usize = 1024 * 1024;
-
-/// A digest being made, fed as the file is read.
-struct Digest<'r> {
-    rules: &'r DigestRules,
-    hasher: blake3::Hasher,
-    /// Without ignore rules, unused; with them, the start of a line not yet complete.
-    line: Vec<u8>,
-}
-
-impl Digest<'_> {
-    fn update(&mut self, mut bytes: &[u8]) {
-        if self.rules.ignore.is_empty() {
-            self.hasher.update(bytes);
-            return;
-        }
-        while let Some(end) = bytes.iter().position(|&b| b == b'\n') {
-            self.line.extend_from_slice(&bytes[..=end]);
-            self.hash_line();
-            bytes = &bytes[end + 1..];
-        }
-        while self.line.len() + bytes.len() >= MAX_LINE {
-            let take = MAX_LINE - self.line.len();
-            self.line.extend_from_slice(&bytes[..take]);
-            self.hash_line();
-            bytes = &bytes[take..];
-        }
-        self.line.extend_from_slice(bytes);
-    }
-
-    fn hash_line(&mut self) {
-        let mut line = std::borrow::Cow::Borrowed(self.line.as_slice());
-        for regex in &self.rules.ignore {
-            if let std::borrow::Cow::Owned(replaced) = regex.replace_all(&line, &b""[..]) {
-                line = std::borrow::Cow::Owned(replaced);
-            }
-        }
-        self.hasher.update(&line);
-        self.line.clear();
-    }
-
-    fn finish(mut self) -> blake3::Hash {
-        if !self.line.is_empty() {
-            self.hash_line();
-        }
-        self.hasher.finalize()
     }
 }
 
@@ -275,7 +157,7 @@ fn parse_record(line: &str, version_1: bool) -> Result<(String, Record)> {
         Record {
             lastmod: match lastmod {
                 "-" => None,
-                date if crate::lastmod::is_w3c_date(date) => Some(date.to_string()),
+                date if crate::w3c::is_w3c_date(date) => Some(date.to_string()),
                 _ => bail!("bad lastmod {lastmod:?}"),
             },
             digest: blake3::Hash::from_hex(digest).context("bad digest")?,
@@ -312,6 +194,8 @@ pub fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use regex::bytes::Regex;
 
     fn rules(patterns: &[&str]) -> DigestRules {
         DigestRules::new(patterns.iter().map(|p| Regex::new(p).unwrap()).collect())
@@ -382,58 +266,6 @@ mod tests {
             format!("sitemapgen-state 1\ndigest blake3 ignore=-\n{good} extra\n"),
         ] {
             assert!(parse(bad.as_bytes(), &rules).is_err(), "accepted {bad:?}");
-        }
-    }
-
-    #[test]
-    fn ignored_matches_do_not_change_the_digest() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        std::fs::write(
-            &a,
-            "<p>x</p><!-- built 10:00 --><link href=app.3f9a1c2e.css>",
-        )
-        .unwrap();
-        std::fs::write(
-            &b,
-            "<p>x</p><!-- built 11:30 --><link href=app.0b1d2e3f.css>",
-        )
-        .unwrap();
-        let rules = rules(&["<!-- built [^>]* -->", r"\.[0-9a-f]{8}\.css"]);
-        let digest = |rules: &DigestRules, path: &Path| {
-            rules.read(path, &mut Vec::new(), 0, &mut [0; 7]).unwrap()
-        };
-        assert_eq!(digest(&rules, &a), digest(&rules, &b));
-        let plain = super::tests::rules(&[]);
-        assert_ne!(digest(&plain, &a), digest(&plain, &b));
-        assert_eq!(
-            digest(&plain, &a),
-            blake3::hash(&std::fs::read(&a).unwrap()),
-            "without rules, the digest of the bytes"
-        );
-    }
-
-    #[test]
-    fn the_digest_is_the_same_whatever_the_chunks_and_the_head_is_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("page.html");
-        let line = "<p>text <!-- built 10:00 --> more</p>\n";
-        let page = format!("{}{}", line.repeat(100), "x".repeat(3 * MAX_LINE + 17));
-        std::fs::write(&path, &page).unwrap();
-        let rules = rules(&["<!-- built [^>]* -->"]);
-        let mut head = Vec::new();
-        let whole = rules
-            .read(&path, &mut head, 50, &mut vec![0; 1 << 20])
-            .unwrap();
-        assert_eq!(head, page.as_bytes()[..50]);
-        for chunk in [1, 7, 4096, 65536] {
-            assert_eq!(
-                rules
-                    .read(&path, &mut head, 0, &mut vec![0; chunk])
-                    .unwrap(),
-                whole,
-                "chunk {chunk}"
-            );
         }
     }
 }

@@ -1,19 +1,21 @@
-//! What a page's `<head>` says about its place in a sitemap: noindex, a redirect, a canonical
-//! URL, hreflang alternates. Only the head is read, with html5gum, a tokenizer that follows
-//! the WHATWG rules (entities decoded, names lower-cased, broken markup tolerated).
+//! What a page's `<head>` says: noindex, a redirect, a canonical URL, hreflang alternates,
+//! as written (`decide::verdict` judges them). Only the head is read, with html5gum, a
+//! tokenizer that follows the WHATWG rules (entities decoded, names lower-cased, broken
+//! markup tolerated).
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
 use html5gum::{DefaultEmitter, IoReader, Readable, Reader, Token, Tokenizer};
-use url::Url;
+
+use crate::entry::Alternate;
 
 /// Bytes read from a page at most: a head is over long before, unless a page has none.
 pub const HEAD_CAP: usize = 1024 * 1024;
 
 /// A refresh with at most this many seconds of delay is a redirect stub.
-pub const MAX_REDIRECT_DELAY: f64 = 5.0;
+const MAX_REDIRECT_DELAY: f64 = 5.0;
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Head {
@@ -23,118 +25,8 @@ pub struct Head {
     pub redirect: Option<String>,
     /// `<link rel="canonical" href>`, as written.
     pub canonical: Option<String>,
-    /// `<link rel="alternate" hreflang href>`: (hreflang, href) as written.
-    pub alternates: Vec<(String, String)>,
-}
-
-/// What a page's head means for its URL.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// Listed, with its alternates resolved to absolute URLs. `canonical_form` is a canonical
-    /// URL that differs from the page's own only in form (scheme, host, trailing slash,
-    /// `.html`): the base URL or the slash options disagree with the site.
-    Keep {
-        alternates: Vec<(String, String)>,
-        canonical_form: Option<String>,
-    },
-    Noindex,
-    Redirect(String),
-    /// Another page is the canonical one.
-    Canonical(String),
-}
-
-impl Head {
-    /// Judges the page whose URL is `page`; the second value lists what in the head was
-    /// unusable and ignored.
-    pub fn verdict(self, page: &Url) -> (Verdict, Vec<String>) {
-        let mut ignored = Vec::new();
-        let mut resolve = |what: &str, href: &str| match page.join(href) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") => Some(url),
-            _ => {
-                ignored.push(format!("{what} {href:?} is not an http(s) URL"));
-                None
-            }
-        };
-        if self.noindex {
-            return (Verdict::Noindex, ignored);
-        }
-        if let Some(target) = &self.redirect {
-            let target = resolve("the refresh target", target).map_or(target.clone(), String::from);
-            return (Verdict::Redirect(target), ignored);
-        }
-        let mut canonical_form = None;
-        if let Some(canonical) = self
-            .canonical
-            .as_deref()
-            .and_then(|href| resolve("the canonical URL", href))
-            && canonical.as_str() != page.as_str()
-        {
-            if !same_in_substance(&canonical, page) {
-                return (Verdict::Canonical(canonical.to_string()), ignored);
-            }
-            canonical_form = Some(canonical.to_string());
-        }
-        let mut alternates = Vec::new();
-        for (lang, href) in self.alternates {
-            if let Some(url) = resolve(&format!("the {lang:?} alternate"), &href) {
-                alternates.push((lang, url.to_string()));
-            }
-        }
-        let (alternates, bad): (Vec<_>, Vec<_>) = alternates
-            .into_iter()
-            .partition(|(lang, _)| is_hreflang(lang));
-        for (lang, href) in bad {
-            ignored.push(format!(
-                "the alternate {href} has hreflang {lang:?}, not a language tag"
-            ));
-        }
-        // Language tags are case-insensitive: `EN` and `en` are one language, listed once.
-        let mut unique: Vec<(String, String)> = Vec::with_capacity(alternates.len());
-        for (lang, href) in alternates {
-            match unique
-                .iter()
-                .find(|(seen, _)| seen.eq_ignore_ascii_case(&lang))
-            {
-                Some((_, first)) if *first == href => {}
-                Some((seen, first)) => ignored.push(format!(
-                    "the {lang:?} alternate {href} repeats the {seen:?} alternate {first}"
-                )),
-                None => unique.push((lang, href)),
-            }
-        }
-        let alternates = unique;
-        (
-            Verdict::Keep {
-                alternates,
-                canonical_form,
-            },
-            ignored,
-        )
-    }
-}
-
-/// Whether two URLs name the same page but for scheme, host, a trailing slash, an index
-/// file or an `.html` extension.
-fn same_in_substance(a: &Url, b: &Url) -> bool {
-    fn substance(url: &Url) -> (&str, Option<&str>) {
-        let mut path = url.path();
-        for suffix in ["index.html", "index.htm"] {
-            path = path.strip_suffix(suffix).unwrap_or(path);
-        }
-        for suffix in [".html", ".htm", "/"] {
-            path = path.strip_suffix(suffix).unwrap_or(path);
-        }
-        (path, url.query())
-    }
-    substance(a) == substance(b)
-}
-
-/// `en`, `en-GB`, `zh-Hant-TW`, `x-default`: letters, digits and hyphens.
-fn is_hreflang(lang: &str) -> bool {
-    !lang.is_empty()
-        && lang.len() <= 35
-        && lang.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        && !lang.starts_with('-')
+    /// `<link rel="alternate" hreflang href>`, as written.
+    pub alternates: Vec<Alternate>,
 }
 
 /// Elements a head may hold; any other start tag begins the body.
@@ -260,7 +152,7 @@ fn read_link(head: &mut Head, rel: Option<String>, hreflang: Option<String>, hre
     } else if has("alternate")
         && let Some(lang) = hreflang.filter(|lang| !lang.is_empty())
     {
-        head.alternates.push((lang, href));
+        head.alternates.push(Alternate { lang, href });
     }
 }
 
@@ -331,73 +223,14 @@ mod tests {
              </head><body><link rel=\"alternate\" hreflang=\"fr\" href=\"/fr/a/\">",
         );
         assert_eq!(page.canonical.as_deref(), Some("/a/"));
+        let alternate = |lang: &str, href: &str| Alternate {
+            lang: lang.into(),
+            href: href.into(),
+        };
         assert_eq!(
             page.alternates,
-            [
-                ("de".into(), "/de/a/".into()),
-                ("x-default".into(), "/a/".into())
-            ]
+            [alternate("de", "/de/a/"), alternate("x-default", "/a/")]
         );
-    }
-
-    fn verdict(html: &str) -> (Verdict, Vec<String>) {
-        head(html).verdict(&Url::parse("https://example.com/docs/a/").unwrap())
-    }
-
-    #[test]
-    fn verdicts() {
-        let keep = |alternates: Vec<(&str, &str)>, form: Option<&str>| Verdict::Keep {
-            alternates: alternates
-                .into_iter()
-                .map(|(l, h)| (l.into(), h.into()))
-                .collect(),
-            canonical_form: form.map(String::from),
-        };
-        let cases = [
-            ("<link rel=canonical href=/docs/a/>", keep(vec![], None)),
-            (
-                "<link rel=canonical href=https://example.com/docs/a/>",
-                keep(vec![], None),
-            ),
-            (
-                "<link rel=canonical href=/docs/b/>",
-                Verdict::Canonical("https://example.com/docs/b/".into()),
-            ),
-            (
-                "<link rel=canonical href=http://www.example.com/docs/a>",
-                keep(vec![], Some("http://www.example.com/docs/a")),
-            ),
-            (
-                "<link rel=canonical href=../a.html>",
-                keep(vec![], Some("https://example.com/docs/a.html")),
-            ),
-            (
-                "<meta http-equiv=refresh content='0;url=../b/'>",
-                Verdict::Redirect("https://example.com/docs/b/".into()),
-            ),
-            (
-                "<meta name=robots content=noindex><link rel=canonical href=/x>",
-                Verdict::Noindex,
-            ),
-            (
-                "<link rel=alternate hreflang=de href=../../de/a/><link rel=alternate hreflang=x-default href=.>",
-                keep(
-                    vec![
-                        ("de", "https://example.com/de/a/"),
-                        ("x-default", "https://example.com/docs/a/"),
-                    ],
-                    None,
-                ),
-            ),
-        ];
-        for (page, expected) in cases {
-            assert_eq!(verdict(page).0, expected, "{page}");
-        }
-        let (kept, ignored) = verdict(
-            "<link rel=alternate hreflang='e n' href=/x><link rel=alternate hreflang=fr href='mailto:a@b'>",
-        );
-        assert_eq!(kept, keep(vec![], None));
-        assert_eq!(ignored.len(), 2, "{ignored:?}");
     }
 
     #[test]
@@ -410,28 +243,6 @@ mod tests {
         assert!(
             self::head("<head><template><p></template><meta name=robots content=noindex>").noindex
         );
-    }
-
-    #[test]
-    fn an_alternate_language_is_listed_once_in_any_case() {
-        let (verdict, ignored) = verdict(
-            "<link rel=alternate hreflang=de href=/de/><link rel=alternate hreflang=de href=/de/>\
-             <link rel=alternate hreflang=EN href=/en/><link rel=alternate hreflang=en href=/en/>\
-             <link rel=alternate hreflang=fr href=/fr/><link rel=alternate hreflang=FR href=/fr2/>",
-        );
-        let Verdict::Keep { alternates, .. } = verdict else {
-            panic!("{verdict:?}");
-        };
-        assert_eq!(
-            alternates,
-            [
-                ("de".into(), "https://example.com/de/".into()),
-                ("EN".into(), "https://example.com/en/".into()),
-                ("fr".into(), "https://example.com/fr/".into()),
-            ]
-        );
-        assert_eq!(ignored.len(), 1, "{ignored:?}");
-        assert!(ignored[0].contains("/fr2/"), "{ignored:?}");
     }
 
     #[test]

@@ -55,7 +55,7 @@ impl GitDates {
                     let text = std::str::from_utf8(commit_date)
                         .context("git printed a date that is not UTF-8")?;
                     // git takes offsets up to ±99:59; the schema stops at ±14:00.
-                    date = crate::lastmod::w3c_form(text);
+                    date = crate::w3c::w3c_form(text);
                     first
                 }
                 None => field,

@@ -8,6 +8,8 @@ use anyhow::{Result, anyhow};
 use xml::escape::escape_str_attribute;
 use xml::writer::{EmitterConfig, Error as EmitterError, EventWriter, XmlEvent};
 
+use crate::entry::{Alternate, Entry};
+
 pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 pub const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
@@ -41,27 +43,14 @@ impl Kind {
     }
 }
 
-/// One entry's children, in protocol order; `loc` is an encoded absolute URL, the rest
-/// already validated. An index entry has no changefreq, priority or alternates.
-#[derive(Debug)]
-pub struct Entry<'a> {
-    pub loc: &'a str,
-    pub lastmod: Option<&'a str>,
-    pub changefreq: Option<&'a str>,
-    pub priority: Option<&'a str>,
-    /// `<xhtml:link rel="alternate" hreflang href>` elements: (hreflang, href).
-    pub alternates: &'a [(String, String)],
-}
-
-impl Entry<'_> {
-    fn children(&self) -> [(&'static str, Option<&str>); 4] {
-        [
-            ("loc", Some(self.loc)),
-            ("lastmod", self.lastmod),
-            ("changefreq", self.changefreq),
-            ("priority", self.priority),
-        ]
-    }
+/// One entry's children, in protocol order.
+fn children(entry: &Entry) -> [(&'static str, Option<&str>); 4] {
+    [
+        ("loc", Some(entry.loc.as_str())),
+        ("lastmod", entry.lastmod.as_deref()),
+        ("changefreq", entry.changefreq.as_deref()),
+        ("priority", entry.priority.as_deref()),
+    ]
 }
 
 pub struct Document<W: Write> {
@@ -136,8 +125,7 @@ impl<W: Write> Document<W> {
         }
         // "\n  <url>" … "\n  </url>", and "\n    <name>value</name>" per child.
         let tag = self.kind.entry().len();
-        let children: usize = entry
-            .children()
+        let children: usize = children(entry)
             .iter()
             .filter_map(|(name, value)| {
                 Some(10 + 2 * name.len() + escape_str_attribute(value.as_ref()?).len())
@@ -147,7 +135,7 @@ impl<W: Write> Document<W> {
         let alternates: usize = entry
             .alternates
             .iter()
-            .map(|(lang, href)| {
+            .map(|Alternate { lang, href }| {
                 66 + escape_str_attribute(lang).len() + escape_str_attribute(href).len()
             })
             .sum();
@@ -172,14 +160,14 @@ impl<W: Write> Document<W> {
             }
         };
         emit(xml, XmlEvent::start_element(self.kind.entry()))?;
-        for (name, value) in entry.children() {
+        for (name, value) in children(entry) {
             if let Some(value) = value {
                 emit(xml, XmlEvent::start_element(name))?;
                 emit(xml, XmlEvent::characters(&escape_str_attribute(value)))?;
                 emit(xml, XmlEvent::end_element())?;
             }
         }
-        for (lang, href) in entry.alternates {
+        for Alternate { lang, href } in &entry.alternates {
             let (lang, href) = (escape_str_attribute(lang), escape_str_attribute(href));
             let link = XmlEvent::start_element("xhtml:link")
                 .attr("rel", "alternate")
@@ -218,8 +206,8 @@ fn check_chars(entry: &Entry) -> Result<()> {
     let alternates = entry
         .alternates
         .iter()
-        .flat_map(|(lang, href)| [lang, href]);
-    let values = entry.children().into_iter().filter_map(|(_, value)| value);
+        .flat_map(|Alternate { lang, href }| [lang, href]);
+    let values = children(entry).into_iter().filter_map(|(_, value)| value);
     for value in values.chain(alternates.map(String::as_str)) {
         if let Some(c) = value
             .chars()
@@ -264,13 +252,11 @@ fn emit<'a, W: Write>(xml: &mut EventWriter<W>, event: impl Into<XmlEvent<'a>>) 
 mod tests {
     use super::*;
 
-    fn entry<'a>(loc: &'a str, lastmod: Option<&'a str>) -> Entry<'a> {
+    fn entry(loc: &str, lastmod: Option<&str>) -> Entry {
         Entry {
-            loc,
-            lastmod,
-            changefreq: None,
-            priority: None,
-            alternates: &[],
+            loc: loc.into(),
+            lastmod: lastmod.map(String::from),
+            ..Entry::default()
         }
     }
 
@@ -278,11 +264,14 @@ mod tests {
     fn writes_children_in_protocol_order_and_escapes_loc() {
         let mut doc = Document::new(Kind::Urlset, Vec::new(), true).unwrap();
         doc.write(&Entry {
-            loc: "https://example.com/it's&more",
-            lastmod: Some("2024-05-01"),
-            changefreq: Some("daily"),
-            priority: Some("0.8"),
-            alternates: &[("de".into(), "https://example.com/de/it's".into())],
+            loc: "https://example.com/it's&more".into(),
+            lastmod: Some("2024-05-01".into()),
+            changefreq: Some("daily".into()),
+            priority: Some("0.8".into()),
+            alternates: vec![Alternate {
+                lang: "de".into(),
+                href: "https://example.com/de/it's".into(),
+            }],
         })
         .unwrap();
         doc.write(&entry("https://example.com/", None)).unwrap();
@@ -313,9 +302,11 @@ mod tests {
         let before = doc.bytes();
         let err = doc.write(&entry("https://example.com/a\u{1}b", None));
         assert!(err.unwrap_err().to_string().contains("U+0001"));
-        let alternates = [("de\t".to_string(), "https://example.com/".to_string())];
         let err = doc.write(&Entry {
-            alternates: &alternates,
+            alternates: vec![Alternate {
+                lang: "de\t".into(),
+                href: "https://example.com/".into(),
+            }],
             ..entry("https://example.com/", None)
         });
         assert!(err.unwrap_err().to_string().contains("U+0009"));

@@ -11,7 +11,8 @@ use anyhow::{Context, Result, bail};
 use percent_encoding::percent_decode_str;
 use rustix::fs::{FileType, Mode, OFlags};
 
-use crate::output::{Files, Sink, Written};
+use crate::atomic::{Beside, Sink, Written};
+use crate::outputs::Files;
 
 /// RFC 9309 asks crawlers to read at least 500 KiB of a robots.txt, and no more need be.
 pub const MAX_BYTES: u64 = 500 * 1024;
@@ -37,12 +38,12 @@ impl Plan {
     }
 
     /// The new robots.txt in a temp file beside it, to be published once the sitemap is.
-    pub fn write(&self) -> Result<Option<Written>> {
+    pub fn write(&self) -> Result<Option<Written<Beside>>> {
         let Some(new) = &self.new else {
             return Ok(None);
         };
         let context = || format!("cannot write {}", self.path.display());
-        let mut sink = Sink::beside(&self.path).with_context(context)?;
+        let mut sink = Sink::new(Beside::of(&self.path).with_context(context)?, false);
         sink.write_all(new).with_context(context)?;
         Ok(Some(sink.finish().with_context(context)?))
     }
@@ -168,7 +169,7 @@ mod tests {
 
     fn rewrite_str(old: Option<&str>, urls: &[&str]) -> String {
         let path = PathBuf::from("site/sitemap.xml");
-        let files = Files::new(path.clone(), path, false, false);
+        let files = Files::new(path.clone(), path, crate::outputs::Format::Xml, false);
         let urls: Vec<String> = urls.iter().map(|u| u.to_string()).collect();
         String::from_utf8(rewrite(old.map(str::as_bytes), &urls, &files)).unwrap()
     }

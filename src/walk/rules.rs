@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::output::{Files, TEMP_PREFIX, TEMP_SUFFIX};
-
-pub const DEFAULT_INCLUDES: &[&str] = &["*.html", "*.htm"];
+use crate::atomic::is_temp_name;
+use crate::html;
+use crate::outputs::Files;
 
 /// 404 pages and search-engine ownership verification pages are never meant to be indexed.
 pub const DEFAULT_EXCLUDES: &[&str] = &[
@@ -68,8 +68,6 @@ pub struct RuleSpec<'a> {
     pub excludes: &'a [String],
     pub default_excludes: bool,
     pub hidden: bool,
-    pub changefreq: &'a [ValueRule],
-    pub priority: &'a [ValueRule],
     /// The output's directory relative to DIR, when it lies inside DIR, and its files.
     pub own_output: Option<(&'a Path, &'a Files)>,
 }
@@ -86,13 +84,11 @@ pub struct Rules {
     /// The exclude glob behind each pattern of `exclude` and `exclude_dirs`, by index.
     exclude_globs: Vec<ExcludeGlob>,
     exclude_dir_globs: Vec<ExcludeGlob>,
-    changefreq: ValueRules,
-    priority: ValueRules,
 }
 
-/// `GLOB=VALUE` rules: the last matching rule wins.
+/// `GLOB=VALUE` rules (`--changefreq`, `--priority`): the last matching rule wins.
 #[derive(Debug)]
-struct ValueRules {
+pub struct ValueRules {
     globs: GlobSet,
     values: Vec<String>,
 }
@@ -101,7 +97,7 @@ impl Rules {
     pub fn new(spec: &RuleSpec) -> Result<Self> {
         let mut include = GlobSetBuilder::new();
         if spec.includes.is_empty() {
-            for text in DEFAULT_INCLUDES {
+            for text in html::PAGE_GLOBS {
                 include.add(compile(text, "--include")?);
             }
         } else {
@@ -149,8 +145,6 @@ impl Rules {
             exclude_dirs: exclude_dirs.build()?,
             exclude_globs,
             exclude_dir_globs,
-            changefreq: ValueRules::new(spec.changefreq, "--changefreq")?,
-            priority: ValueRules::new(spec.priority, "--priority")?,
         })
     }
 
@@ -169,7 +163,7 @@ impl Rules {
     /// Whether file `rel` is left out. Its directories are checked by `skip_dir`.
     pub fn skip_file(&self, rel: &Path, candidate: &Candidate) -> Option<Skip<'_>> {
         let (dir, name) = split_name(rel);
-        if self.is_own_output(dir, name) || is_temp_file(name) {
+        if self.is_own_output(dir, name) || is_temp_name(name) {
             return Some(Skip::OwnOutput);
         }
         if !self.hidden && name.starts_with(b".") {
@@ -198,14 +192,6 @@ impl Rules {
             own_dir.as_os_str().as_bytes() == dir && files.is_ours(OsStr::from_bytes(name))
         })
     }
-
-    pub fn changefreq(&self, candidate: &Candidate) -> Option<&str> {
-        self.changefreq.value(candidate)
-    }
-
-    pub fn priority(&self, candidate: &Candidate) -> Option<&str> {
-        self.priority.value(candidate)
-    }
 }
 
 fn first_exclude<'a>(
@@ -222,10 +208,6 @@ fn first_exclude<'a>(
 
 fn is_hidden(rel: &Path) -> bool {
     split_name(rel).1.starts_with(b".")
-}
-
-fn is_temp_file(name: &[u8]) -> bool {
-    name.starts_with(TEMP_PREFIX.as_bytes()) && name.ends_with(TEMP_SUFFIX.as_bytes())
 }
 
 /// A relative path's directory and name, as bytes (the walk's paths need no normalising,
@@ -301,7 +283,7 @@ fn parse_value_rule(
 }
 
 impl ValueRules {
-    fn new(rules: &[ValueRule], flag: &str) -> Result<Self> {
+    pub fn new(rules: &[ValueRule], flag: &str) -> Result<Self> {
         let mut globs = GlobSetBuilder::new();
         for rule in rules {
             globs.add(compile(&rule.glob, flag)?);
@@ -312,7 +294,7 @@ impl ValueRules {
         })
     }
 
-    fn value(&self, candidate: &Candidate) -> Option<&str> {
+    pub fn value(&self, candidate: &Candidate) -> Option<&str> {
         if self.globs.is_empty() {
             return None;
         }
@@ -356,14 +338,12 @@ mod tests {
     fn rules(excludes: &[&str]) -> Rules {
         let excludes: Vec<String> = excludes.iter().map(|s| s.to_string()).collect();
         let path = PathBuf::from("site/sitemap.xml");
-        let files = Files::new(path.clone(), path, false, false);
+        let files = Files::new(path.clone(), path, crate::outputs::Format::Xml, false);
         Rules::new(&RuleSpec {
             includes: &[],
             excludes: &excludes,
             default_excludes: true,
             hidden: false,
-            changefreq: &[],
-            priority: &[],
             own_output: Some((Path::new(""), &files)),
         })
         .unwrap()

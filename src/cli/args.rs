@@ -1,5 +1,5 @@
 //! The command line as clap sees it. Each value is parsed into its type here, so a bad value
-//! is refused naming its flag (or its config file key); `config` checks how they combine.
+//! is refused naming its flag (or its config file key); `settings` checks how they combine.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use clap::builder::{BoolishValueParser, PossibleValue, StringValueParser, TypedValueParser};
 use clap::{ArgAction, CommandFactory, Parser, ValueHint};
 
-use crate::lastmod::LastmodMode;
-use crate::rules::{ValueRule, check_glob, parse_changefreq_rule, parse_priority_rule};
+use crate::decide::lastmod::LastmodMode;
+use crate::outputs::Format;
 use crate::url::BaseUrl;
+use crate::walk::rules::{ValueRule, check_glob, parse_changefreq_rule, parse_priority_rule};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -187,13 +188,6 @@ pub fn is_flag(arg: &clap::Arg) -> bool {
 }
 
 const FLAG_VALUE: &str = "BOOL";
-
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Xml,
-    Txt,
-}
 
 /// A value one of our parsers refused; its message names the flag and the value, so it is
 /// shown as it is (clap's own errors are rendered by clap).

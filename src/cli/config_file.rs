@@ -15,7 +15,7 @@ use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, FromArgMatches};
 use toml::Value;
 
-use crate::cli::{self, Cli};
+use super::args::{self, Cli};
 
 pub const DEFAULT_FILE: &str = "sitemapgen.toml";
 
@@ -46,7 +46,7 @@ pub fn merge(args: Vec<OsString>, matches: &ArgMatches, cli: Cli) -> Result<Cli>
     let (from_file, keys) = arguments(&table, matches, &path)?;
     merged.extend(from_file);
     // The command line parsed alone, so an error now is in a value the file gave.
-    let matches = cli::command()
+    let matches = args::command()
         .try_get_matches_from(merged)
         .map_err(|err| blame(err, &keys, &path))?;
     Ok(Cli::from_arg_matches(&matches)?)
@@ -64,7 +64,7 @@ fn blame(err: clap::Error, keys: &[String], path: &Path) -> anyhow::Error {
             .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '=', '[']))
             || (key.as_str() == "dir" && arg.starts_with("[DIR]"))
     });
-    let message = match cli::value_error(&err) {
+    let message = match args::value_error(&err) {
         Some(ours) => ours.to_string(),
         None => {
             let rendered = err.render().to_string();
@@ -85,7 +85,7 @@ fn arguments(
     matches: &ArgMatches,
     path: &Path,
 ) -> Result<(Vec<OsString>, Vec<String>)> {
-    let command = cli::command();
+    let command = args::command();
     let mut args = Vec::new();
     let mut keys = Vec::new();
     let preview = matches
@@ -115,7 +115,7 @@ fn arguments(
         }
         keys.push(key.clone());
         let flag = OsString::from(format!("--{key}"));
-        let is_flag = cli::is_flag(arg);
+        let is_flag = args::is_flag(arg);
         match arg.get_action() {
             ArgAction::Set if is_flag => {
                 let on = value.as_bool().ok_or_else(|| wrong("true or false"))?;

@@ -1,18 +1,44 @@
 //! What goes into `<lastmod>`: a date by `--lastmod` mode, frozen by `--state` for pages
 //! whose content did not change.
 
-use std::path::Path;
+pub mod git;
+pub mod state;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use time::format_description::well_known::Rfc3339;
-use time::macros::format_description;
-use time::{Date, OffsetDateTime};
 
-use crate::config::{Config, UsageError};
-use crate::entries::Page;
-use crate::git::GitDates;
+use crate::error::UsageError;
 use crate::report::Report;
-use crate::state::{DigestRules, OldState, Record};
+use crate::scan::READ_CHUNK;
+use crate::scan::digest::DigestRules;
+use crate::w3c::{format_mtime, is_w3c_date};
+use crate::walk::Page;
+use git::GitDates;
+use state::{OldState, Record};
+
+/// How dates are made.
+#[derive(Debug)]
+pub struct Settings {
+    pub mode: LastmodMode,
+    /// SOURCE_DATE_EPOCH, which clamps later mtimes.
+    pub source_date_epoch: Option<i64>,
+    /// DIR, whose git history `--lastmod git` reads.
+    pub root: PathBuf,
+    pub state: Option<StateSettings>,
+}
+
+/// `--state` and what goes with it.
+#[derive(Debug)]
+pub struct StateSettings {
+    /// The state file (a symlink resolved to its target).
+    pub path: PathBuf,
+    /// --digest-ignore.
+    pub digest: DigestRules,
+    /// --max-churn, a percentage.
+    pub max_churn: Option<f64>,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LastmodMode {
@@ -40,60 +66,6 @@ impl LastmodMode {
         }
     }
 }
-
-/// `YYYY-MM-DD`, or `YYYY-MM-DDThh:mm:ss[.s]TZD` with TZD `Z` or `±hh:mm`: the two W3C
-/// Datetime forms that every search engine accepts (a time without a zone is not one), within
-/// what the XSD's types allow: a year from 0001, a zone offset of at most 14 hours.
-pub fn is_w3c_date(text: &str) -> bool {
-    let date = format_description!("[year]-[month]-[day]");
-    if text.len() == 10 {
-        return Date::parse(text, date).is_ok_and(|date| date.year() >= 1);
-    }
-    // RFC 3339 also allows a lower-case `t`/`z` and a space separator; W3C does not.
-    text.len() > 10
-        && text.as_bytes()[10] == b'T'
-        && !text.bytes().any(|b| b.is_ascii_lowercase())
-        && OffsetDateTime::parse(text, &Rfc3339).is_ok_and(|when| {
-            when.year() >= 1 && when.offset().whole_minutes().unsigned_abs() <= 14 * 60
-        })
-}
-
-/// The instant a W3C date names, to compare dates written in different zones; a date alone
-/// counts as its midnight in UTC.
-pub fn instant(text: &str) -> Option<OffsetDateTime> {
-    if text.len() == 10 {
-        let date = Date::parse(text, format_description!("[year]-[month]-[day]")).ok()?;
-        return Some(date.midnight().assume_utc());
-    }
-    OffsetDateTime::parse(text, &Rfc3339).ok()
-}
-
-/// A date from elsewhere (git) in a W3C form the schema takes: as it is if it is one; an
-/// offset beyond the schema's 14 hours (git takes up to 99) moved to UTC; None otherwise.
-pub fn w3c_form(text: &str) -> Option<String> {
-    if is_w3c_date(text) {
-        return Some(text.to_string());
-    }
-    let utc = OffsetDateTime::parse(text, &Rfc3339)
-        .ok()?
-        .to_offset(time::UtcOffset::UTC);
-    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]+00:00");
-    utc.format(format).ok().filter(|date| is_w3c_date(date))
-}
-
-/// An mtime (seconds since the epoch) as `YYYY-MM-DDThh:mm:ss+00:00`, or None outside
-/// 1970..=9999: a page cannot have changed before the epoch, and W3C years have four digits.
-pub fn format_mtime(seconds: i64) -> Option<String> {
-    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]+00:00");
-    let when = OffsetDateTime::from_unix_timestamp(seconds).ok()?;
-    if seconds < 0 || when.year() > 9999 {
-        return None;
-    }
-    when.format(format).ok()
-}
-
-/// Bytes read from a page at a time for its digest.
-pub const READ_CHUNK: usize = 64 * 1024;
 
 /// Nanoseconds within which a file written just before the run may still be written again
 /// with the same timestamps (file systems update them at a coarse clock tick).
@@ -129,11 +101,47 @@ pub struct Churn {
     pub kept: u64,
 }
 
+impl fmt::Display for Churn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::report::thousands;
+        write!(
+            f,
+            "{} added, {} removed, {} re-dated, {} kept",
+            thousands(self.added),
+            thousands(self.removed),
+            thousands(self.redated),
+            thousands(self.kept)
+        )
+    }
+}
+
+impl Churn {
+    /// Refuses a run that would re-date more than `limit` percent of the URLs the state
+    /// knows.
+    pub fn check(self, limit: f64) -> Result<()> {
+        let known = self.kept + self.redated;
+        if known == 0 {
+            return Ok(());
+        }
+        let percent = self.redated as f64 * 100.0 / known as f64;
+        if percent > limit {
+            bail!(
+                "{} of {known} known URLs ({percent:.1}%) would get a new lastmod, more than \
+                 --max-churn {limit}%; nothing written\n\
+                 hint: if every page really changed, run once with a higher --max-churn",
+                self.redated
+            );
+        }
+        Ok(())
+    }
+}
+
 impl<'c> Dater<'c> {
-    pub fn new(config: &'c Config, report: &mut Report) -> Result<Dater<'c>> {
-        let git = match config.lastmod {
+    pub fn new(settings: &'c Settings, report: &mut Report) -> Result<Dater<'c>> {
+        let git = match settings.mode {
             LastmodMode::Git => {
-                let git = GitDates::load(&config.root).map_err(|e| UsageError(format!("{e:#}")))?;
+                let git =
+                    GitDates::load(&settings.root).map_err(|e| UsageError(format!("{e:#}")))?;
                 if git.shallow {
                     report.warn(
                         "the git history is shallow, so the dates of files not changed in it are \
@@ -145,11 +153,11 @@ impl<'c> Dater<'c> {
             }
             _ => None,
         };
-        let frozen = match &config.state {
+        let frozen = match &settings.state {
             None => None,
-            Some(path) => {
-                let rules = &config.digest;
-                let old = match crate::state::read(path, rules)? {
+            Some(StateSettings { path, digest, .. }) => {
+                let rules = digest;
+                let old = match state::read(path, rules)? {
                     Some(old) => old,
                     None => {
                         report.note(format!(
@@ -182,8 +190,8 @@ impl<'c> Dater<'c> {
             }
         };
         Ok(Dater {
-            mode: &config.lastmod,
-            clamp: config.source_date_epoch,
+            mode: &settings.mode,
+            clamp: settings.source_date_epoch,
             git,
             frozen,
         })
@@ -365,34 +373,5 @@ mod tests {
         ] {
             assert!(LastmodMode::parse(bad).is_err(), "{bad} accepted");
         }
-    }
-
-    #[test]
-    fn mtimes_are_utc_with_an_explicit_zone() {
-        assert_eq!(format_mtime(0).unwrap(), "1970-01-01T00:00:00+00:00");
-        assert_eq!(
-            format_mtime(1_714_557_600).unwrap(),
-            "2024-05-01T10:00:00+00:00"
-        );
-        assert_eq!(format_mtime(-1), None);
-        assert_eq!(format_mtime(253_402_300_800), None, "year 10000");
-    }
-
-    #[test]
-    fn dates_from_git_are_made_valid_and_compared_as_instants() {
-        let ok = "2024-05-01T10:00:00+02:00";
-        assert_eq!(w3c_form(ok).as_deref(), Some(ok));
-        assert_eq!(
-            w3c_form("2024-05-01T10:00:00+15:00").as_deref(),
-            Some("2024-04-30T19:00:00+00:00")
-        );
-        assert_eq!(w3c_form("0000-01-01T00:00:00+00:00"), None);
-        assert_eq!(w3c_form("yesterday"), None);
-        assert!(
-            instant("2024-05-01T05:00:00-05:00")
-                < instant("2024-05-01T10:00:00+09:00").map(|t| t + time::Duration::hours(24))
-        );
-        assert!(instant("2024-05-01T05:00:00-05:00") > instant("2024-05-01T10:00:00+09:00"));
-        assert!(instant("2024-05-02") > instant("2024-05-01T23:00:00Z"));
     }
 }

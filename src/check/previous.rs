@@ -1,4 +1,5 @@
-//! The sitemap already on disk, read back for `--check`: its URLs and their lastmods.
+//! A sitemap read back for `--check`, the one on disk or the one just made: its URLs and
+//! their lastmods.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -8,7 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use xml::reader::{EventReader, XmlEvent};
 
-use crate::output::Files;
+use crate::outputs::Files;
 
 /// loc → lastmod.
 pub type Urls = BTreeMap<String, Option<String>>;
@@ -49,7 +50,7 @@ pub fn read(files: &Files) -> Result<Option<Urls>> {
     Ok(Some(urls))
 }
 
-enum Document {
+pub enum Document {
     Urls(Urls),
     /// The locs of a sitemap index's shards.
     Index(Vec<String>),
@@ -61,7 +62,12 @@ fn document(path: &Path) -> Result<Option<Document>> {
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
-    let bytes = if path.extension().is_some_and(|ext| ext == "gz") {
+    parse(bytes, path).map(Some)
+}
+
+/// The document in `bytes`, the content of the file at `path` (gzipped or not).
+pub fn parse(bytes: Vec<u8>, path: &Path) -> Result<Document> {
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut plain = Vec::new();
         flate2::read::GzDecoder::new(bytes.as_slice())
             .read_to_end(&mut plain)
@@ -72,12 +78,12 @@ fn document(path: &Path) -> Result<Option<Document>> {
     };
     if !bytes.trim_ascii_start().starts_with(b"<") {
         let text = String::from_utf8_lossy(&bytes);
-        return Ok(Some(Document::Urls(
+        return Ok(Document::Urls(
             text.lines()
                 .filter(|l| !l.is_empty())
                 .map(|l| (l.to_string(), None))
                 .collect(),
-        )));
+        ));
     }
     // A damaged old sitemap is simply one that differs: read what parses.
     let (mut urls, mut shards) = (Urls::new(), Vec::new());
@@ -106,11 +112,11 @@ fn document(path: &Path) -> Result<Option<Document>> {
             Err(_) => break,
         }
     }
-    Ok(Some(if shards.is_empty() {
+    Ok(if shards.is_empty() {
         Document::Urls(urls)
     } else {
         Document::Index(shards)
-    }))
+    })
 }
 
 /// `2 added, 1 removed, 3 re-dated` with the first few of each, or what else differs.

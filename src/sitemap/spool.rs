@@ -8,17 +8,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 
 use anyhow::{Context, Result, bail};
 
-/// One URL as it will be written. No field holds a tab or a newline: locs and hrefs are
-/// serialized URLs, dates and words are validated, hreflang values are checked on reading.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Record {
-    pub loc: String,
-    pub lastmod: Option<String>,
-    pub changefreq: Option<String>,
-    pub priority: Option<String>,
-    /// (hreflang, absolute href)
-    pub alternates: Vec<(String, String)>,
-}
+use crate::entry::{Alternate, Entry};
 
 pub struct Spool {
     out: BufWriter<File>,
@@ -32,14 +22,16 @@ impl Spool {
         })
     }
 
-    pub fn push(&mut self, record: &Record) -> io::Result<()> {
+    /// Spools an entry. No field holds a tab or a newline: locs and hrefs are serialized
+    /// URLs, dates and words are validated, hreflang values are checked on reading.
+    pub fn push(&mut self, record: &Entry) -> io::Result<()> {
         self.out.write_all(record.loc.as_bytes())?;
         for field in [&record.lastmod, &record.changefreq, &record.priority] {
             self.out.write_all(b"\t")?;
             self.out
                 .write_all(field.as_deref().unwrap_or_default().as_bytes())?;
         }
-        for (lang, href) in &record.alternates {
+        for Alternate { lang, href } in &record.alternates {
             for field in [lang, href] {
                 self.out.write_all(b"\t")?;
                 self.out.write_all(field.as_bytes())?;
@@ -49,7 +41,7 @@ impl Spool {
     }
 
     /// The records in the order they were pushed (once all are pushed; as often as needed).
-    pub fn replay(&mut self) -> Result<impl Iterator<Item = Result<Record>> + '_> {
+    pub fn replay(&mut self) -> Result<impl Iterator<Item = Result<Entry>> + '_> {
         self.out.flush()?;
         let mut file = self.out.get_ref();
         file.seek(SeekFrom::Start(0))?;
@@ -59,14 +51,14 @@ impl Spool {
     }
 }
 
-fn parse(line: &str) -> Result<Record> {
+fn parse(line: &str) -> Result<Entry> {
     let mut fields = line.split('\t');
     let mut next = || fields.next().map(str::to_string);
     let optional = |value: Option<String>| value.filter(|v| !v.is_empty());
     let (Some(loc), lastmod, changefreq, priority) = (next(), next(), next(), next()) else {
         bail!("a spooled URL is damaged");
     };
-    let mut record = Record {
+    let mut record = Entry {
         loc,
         lastmod: optional(lastmod),
         changefreq: optional(changefreq),
@@ -74,7 +66,7 @@ fn parse(line: &str) -> Result<Record> {
         alternates: Vec::new(),
     };
     while let (Some(lang), Some(href)) = (next(), next()) {
-        record.alternates.push((lang, href));
+        record.alternates.push(Alternate { lang, href });
     }
     Ok(record)
 }
@@ -86,23 +78,26 @@ mod tests {
     #[test]
     fn records_come_back_as_they_went_in() {
         let records = [
-            Record {
+            Entry {
                 loc: "https://example.com/".into(),
                 lastmod: Some("2024-05-01".into()),
                 changefreq: None,
                 priority: Some("0.5".into()),
-                alternates: vec![("de".into(), "https://example.com/de/".into())],
+                alternates: vec![Alternate {
+                    lang: "de".into(),
+                    href: "https://example.com/de/".into(),
+                }],
             },
-            Record {
+            Entry {
                 loc: "https://example.com/a".into(),
-                ..Record::default()
+                ..Entry::default()
             },
         ];
         let mut spool = Spool::new().unwrap();
         for record in &records {
             spool.push(record).unwrap();
         }
-        let back: Vec<Record> = spool.replay().unwrap().map(Result::unwrap).collect();
+        let back: Vec<Entry> = spool.replay().unwrap().map(Result::unwrap).collect();
         assert_eq!(back, records);
     }
 }

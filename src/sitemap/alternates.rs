@@ -6,8 +6,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use anyhow::Result;
 
+use crate::entry::{Alternate, Entry};
 use crate::report::Report;
-use crate::spool::Record;
 
 /// Filled in two steps: `add` sees every URL as it is decided and keeps only the pages that
 /// name alternates; `list` is given every URL once they are all known, and only if some page
@@ -29,12 +29,12 @@ fn key(url: &str) -> u64 {
 
 impl Links {
     /// Records the alternates a page names.
-    pub fn add(&mut self, record: &Record) {
+    pub fn add(&mut self, record: &Entry) {
         if record.alternates.is_empty() {
             return;
         }
         let page = key(&record.loc);
-        for (_, href) in &record.alternates {
+        for Alternate { href, .. } in &record.alternates {
             self.named.insert((page, key(href)));
         }
     }
@@ -51,10 +51,10 @@ impl Links {
 
     /// Drops the alternates of `record` that are not pages of the sitemap, and warns about
     /// those that do not name the page back.
-    pub fn check(&self, record: &mut Record, report: &mut Report) -> Result<()> {
+    pub fn check(&self, record: &mut Entry, report: &mut Report) -> Result<()> {
         let page = key(&record.loc);
         let mut kept = Vec::with_capacity(record.alternates.len());
-        for (lang, href) in std::mem::take(&mut record.alternates) {
+        for Alternate { lang, href } in std::mem::take(&mut record.alternates) {
             let target = key(&href);
             if target != page && !self.listed.contains(&target) {
                 report.warn(
@@ -75,7 +75,7 @@ impl Links {
                     "kept",
                 )?;
             }
-            kept.push((lang, href));
+            kept.push(Alternate { lang, href });
         }
         record.alternates = kept;
         Ok(())

@@ -1,0 +1,347 @@
+//! Files that appear whole or not at all: each is written to a temp file beside its target
+//! and renamed over it only when complete; a run that fails leaves every target as it was.
+//! Temp files of killed runs are cleaned up by later runs, never those of a live one.
+
+use std::fs::{self, File, Permissions};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use flate2::write::GzEncoder;
+use flate2::{Compression, GzBuilder};
+use tempfile::NamedTempFile;
+
+/// Temp files of ours: hidden, and never taken for pages (see `walk::rules`).
+pub const TEMP_PREFIX: &str = ".sitemapgen-";
+pub const TEMP_SUFFIX: &str = ".tmp";
+
+const BUFFER: usize = 256 * 1024;
+
+/// Whether `name` is the name of a temp file of ours.
+pub fn is_temp_name(name: &[u8]) -> bool {
+    name.starts_with(TEMP_PREFIX.as_bytes()) && name.ends_with(TEMP_SUFFIX.as_bytes())
+}
+
+/// The directory a file is in (`.` for a bare name).
+pub fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+/// A temp file of ours beside its target, locked while the run lives, to be renamed over it.
+pub struct Beside(NamedTempFile);
+
+impl Beside {
+    pub fn in_dir(dir: &Path) -> Result<Beside> {
+        // 0o666 less the umask, as any newly created file: web servers must read it.
+        let temp = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .suffix(TEMP_SUFFIX)
+            .permissions(Permissions::from_mode(0o666))
+            .tempfile_in(dir)
+            .and_then(|temp| lock(temp.as_file()).map(|()| temp))
+            .with_context(|| format!("cannot create a temp file in {}", dir.display()))?;
+        Ok(Beside(temp))
+    }
+
+    /// A temp file to be renamed over `path`.
+    pub fn of(path: &Path) -> Result<Beside> {
+        Beside::in_dir(dir_of(path))
+    }
+}
+
+/// An unnamed temp file: never visible, and gone whatever happens (for standard output, which
+/// gets the document only once it is complete, and for --check, which publishes nothing).
+pub struct Scratch(File);
+
+impl Scratch {
+    pub fn new() -> Result<Scratch> {
+        Ok(Scratch(
+            tempfile::tempfile().context("cannot create a temp file")?,
+        ))
+    }
+}
+
+/// A sitemap's file: published beside its target, or kept unnamed.
+pub enum Temp {
+    Beside(Beside),
+    Scratch(Scratch),
+}
+
+/// What a temp file must do before it is handed over complete.
+pub trait TempFile: Write {
+    /// Makes the content durable before a rename can make it visible.
+    fn sync(&self) -> io::Result<()>;
+}
+
+impl Write for Beside {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl TempFile for Beside {
+    fn sync(&self) -> io::Result<()> {
+        self.0.as_file().sync_all()
+    }
+}
+
+impl Write for Scratch {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl TempFile for Scratch {
+    fn sync(&self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Write for Temp {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Temp::Beside(file) => file.write(buf),
+            Temp::Scratch(file) => file.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Temp::Beside(file) => file.flush(),
+            Temp::Scratch(file) => file.flush(),
+        }
+    }
+}
+
+impl TempFile for Temp {
+    fn sync(&self) -> io::Result<()> {
+        match self {
+            Temp::Beside(file) => file.sync(),
+            Temp::Scratch(file) => file.sync(),
+        }
+    }
+}
+
+/// One file being written, buffered and compressed if asked. Dropping it removes its temp
+/// file.
+pub struct Sink<T: TempFile> {
+    writer: Compress<BufWriter<T>>,
+}
+
+enum Compress<W: Write> {
+    Plain(W),
+    Gzip(GzEncoder<W>),
+}
+
+impl<T: TempFile> Sink<T> {
+    pub fn new(temp: T, gzip: bool) -> Sink<T> {
+        let buffered = BufWriter::with_capacity(BUFFER, temp);
+        let writer = if gzip {
+            // No name and mtime 0 in the header: the same sitemap gives the same bytes.
+            Compress::Gzip(GzBuilder::new().write(buffered, Compression::default()))
+        } else {
+            Compress::Plain(buffered)
+        };
+        Sink { writer }
+    }
+
+    /// Completes the file (compression trailer, flush, fsync) without publishing it.
+    pub fn finish(self) -> Result<Written<T>> {
+        let buffered = match self.writer {
+            Compress::Plain(buffered) => buffered,
+            Compress::Gzip(encoder) => encoder.finish()?,
+        };
+        let temp = buffered.into_inner().map_err(|e| e.into_error())?;
+        temp.sync()?;
+        Ok(Written(temp))
+    }
+}
+
+impl<T: TempFile> Write for Sink<T> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.writer {
+            Compress::Plain(out) => out.write(buf),
+            Compress::Gzip(out) => out.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.writer {
+            Compress::Plain(out) => out.flush(),
+            Compress::Gzip(out) => out.flush(),
+        }
+    }
+}
+
+/// A complete file, not yet visible. Dropping it removes its temp file.
+pub struct Written<T>(T);
+
+impl Written<Beside> {
+    /// Makes it visible: renamed over `path`, which keeps its mode if it exists.
+    pub fn publish(self, path: &Path) -> Result<()> {
+        rename(self.0.0, path)
+    }
+}
+
+impl Written<Temp> {
+    /// Makes it visible: renamed over `path`, or (kept unnamed) copied to standard output.
+    pub fn publish_at(self, path: &Path) -> Result<()> {
+        match self.0 {
+            Temp::Beside(beside) => rename(beside.0, path),
+            Temp::Scratch(Scratch(mut temp)) => {
+                temp.seek(SeekFrom::Start(0))?;
+                let mut stdout = io::stdout().lock();
+                io::copy(&mut temp, &mut stdout)?;
+                Ok(stdout.flush()?)
+            }
+        }
+    }
+
+    /// The complete content, for --check.
+    pub fn contents(self) -> Result<Vec<u8>> {
+        let mut contents = Vec::new();
+        let file = match self.0 {
+            Temp::Beside(Beside(temp)) => temp.into_file(),
+            Temp::Scratch(Scratch(temp)) => temp,
+        };
+        let mut file = file;
+        file.seek(SeekFrom::Start(0))?;
+        file.read_to_end(&mut contents)?;
+        Ok(contents)
+    }
+}
+
+/// A file replaced with a way back: the previous version stays linked under a temp name
+/// until `keep` (or `undo` puts it back). There is no moment without the file.
+pub struct Replaced {
+    target: PathBuf,
+    previous: Option<NamedTempFile<File>>,
+}
+
+impl Replaced {
+    pub fn new(written: Written<Beside>, target: &Path) -> Result<Replaced> {
+        let previous = if target.exists() {
+            let link = tempfile::Builder::new()
+                .prefix(TEMP_PREFIX)
+                .suffix(TEMP_SUFFIX)
+                .make_in(dir_of(target), |path| {
+                    fs::hard_link(target, path)?;
+                    let link = File::open(path)?;
+                    lock(&link)?;
+                    Ok(link)
+                })
+                .with_context(|| format!("cannot keep a copy of {}", target.display()))?;
+            Some(link)
+        } else {
+            None
+        };
+        written.publish(target)?;
+        Ok(Replaced {
+            target: target.to_path_buf(),
+            previous,
+        })
+    }
+
+    /// The new version stays; the link to the previous one goes.
+    pub fn keep(self) {}
+
+    /// Puts the previous version back (or removes the file if there was none).
+    pub fn undo(self) -> Result<()> {
+        let context = || format!("cannot restore {}", self.target.display());
+        match self.previous {
+            Some(previous) => {
+                previous
+                    .persist(&self.target)
+                    .map_err(|e| e.error)
+                    .with_context(context)?;
+            }
+            None => fs::remove_file(&self.target).with_context(context)?,
+        }
+        Ok(())
+    }
+}
+
+/// Every temp file of ours is locked (flock) while its run lives: a leftover that can be
+/// locked belongs to a run that was killed.
+fn lock(file: &File) -> io::Result<()> {
+    rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive)?;
+    Ok(())
+}
+
+/// A temp file exists a moment before its run locks it; one younger than this may be such.
+const LEFTOVER_AGE: Duration = Duration::from_secs(10);
+
+/// Removes the temp files that killed runs left in `dir`, never those of a run still going
+/// (locked, or too young to be locked yet); returns their paths.
+pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(removed),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", dir.display())),
+    };
+    for entry in entries {
+        let name = entry?.file_name();
+        if !is_temp_name(name.as_bytes()) {
+            continue;
+        }
+        let path = dir.join(&name);
+        // Opened for the lock only; a file that vanished meanwhile was someone else's.
+        let Ok(file) = File::open(&path) else {
+            continue;
+        };
+        let old = file
+            .metadata()
+            .and_then(|meta| meta.modified())
+            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age >= LEFTOVER_AGE));
+        if old && lock(&file).is_ok() {
+            fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+            removed.push(path);
+        }
+    }
+    Ok(removed)
+}
+
+/// Held while a run publishes into a directory: two runs on one output take turns, so an
+/// index never lands over another run's shards.
+pub struct Publishing {
+    /// The lock lasts as long as the descriptor.
+    _locked: File,
+}
+
+impl Publishing {
+    pub fn lock(dir: &Path) -> Result<Publishing> {
+        let file = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+            .with_context(|| format!("cannot lock {}", dir.display()))?;
+        Ok(Publishing { _locked: file })
+    }
+}
+
+/// Renames `temp` over `target`, which keeps its mode if it exists.
+fn rename(temp: NamedTempFile, target: &Path) -> Result<()> {
+    let context = || format!("cannot write {}", target.display());
+    if let Ok(old) = fs::metadata(target) {
+        temp.as_file()
+            .set_permissions(old.permissions())
+            .with_context(context)?;
+    }
+    temp.persist(target)
+        .map_err(|e| e.error)
+        .with_context(context)?;
+    Ok(())
+}

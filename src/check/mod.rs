@@ -1,0 +1,66 @@
+//! `--check`: the sitemap built in unnamed temp files and compared byte for byte with the
+//! files on disk; a difference fails the run with a summary of the URLs added, removed and
+//! re-dated. Nothing is written.
+
+mod previous;
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use crate::atomic::{Temp, Written};
+use crate::outputs::Files;
+use crate::publish::robots;
+use crate::report::Report;
+use previous::Document;
+
+/// Compares the new files with those on disk (and, under --robots, robots.txt with what it
+/// would become). `churn_stop` is why --max-churn would stop the real run, if it would.
+pub fn compare(
+    files: &Files,
+    outputs: Vec<(PathBuf, Written<Temp>)>,
+    shards: usize,
+    robots: Option<robots::Plan>,
+    churn_stop: Option<anyhow::Error>,
+    report: &mut Report,
+) -> Result<()> {
+    let mut same = files
+        .stale_shards(if shards == 1 { 0 } else { shards })?
+        .is_empty();
+    // The new URLs, read back from the new documents, for the summary.
+    let mut new = previous::Urls::new();
+    for (path, written) in outputs {
+        let contents = written.contents()?;
+        same &= std::fs::read(&path).ok().as_ref() == Some(&contents);
+        if let Document::Urls(urls) = previous::parse(contents, &path)? {
+            new.extend(urls);
+        }
+    }
+    let robots = robots.filter(|plan| plan.new.is_some()).map(|plan| {
+        format!(
+            "\n{} does not name the sitemap as --robots would",
+            plan.path.display()
+        )
+    });
+    if same && robots.is_none() && churn_stop.is_none() {
+        report.note(format!("{} is up to date", files.path.display()));
+        return Ok(());
+    }
+    let mut problems = String::new();
+    if !same {
+        let old = previous::read(files)?;
+        problems = format!(
+            "{} is out of date: {}",
+            files.path.display(),
+            previous::difference(old.as_ref(), &new)
+        );
+    }
+    problems.extend(robots);
+    if let Some(stop) = churn_stop {
+        problems.push_str(&format!("\n{stop}"));
+    }
+    bail!(
+        "{}\nhint: run sitemapgen without --check to update it",
+        problems.trim_start()
+    )
+}

@@ -1,0 +1,36 @@
+//! The command line and the config file, read into the run's settings: the one module that
+//! knows clap.
+
+mod args;
+mod config_file;
+mod settings;
+
+use std::ffi::OsString;
+
+use anyhow::Result;
+use clap::FromArgMatches;
+
+pub use args::{command, value_error};
+
+use crate::run;
+
+/// What a command line asks for.
+#[derive(Debug)]
+pub enum Request {
+    /// Print a shell's completion script (answered before any config file is read).
+    Completions(clap_complete::Shell),
+    Run(Box<run::Settings>),
+}
+
+/// Reads a command line (program name first), with the config file's settings merged under
+/// it, into what to do. Every error is a usage error; a `clap::Error` among them carries its
+/// own rendering, and stands for `--help` and `--version` too.
+pub fn request(args: Vec<OsString>) -> Result<Request> {
+    let matches = command().try_get_matches_from(&args)?;
+    let cli = args::Cli::from_arg_matches(&matches)?;
+    if let Some(shell) = cli.completions {
+        return Ok(Request::Completions(shell));
+    }
+    let cli = config_file::merge(args, &matches, cli)?;
+    Ok(Request::Run(Box::new(settings::settings(cli)?)))
+}

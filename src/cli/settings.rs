@@ -1,0 +1,326 @@
+//! The command line, merged with the config file, checked as a whole and made into each
+//! stage's settings. Every usage error is found here, before any work.
+
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use super::args::Cli;
+use crate::decide::lastmod::{self, LastmodMode, StateSettings};
+use crate::outputs::{self, Destination, Files, Format};
+use crate::report::Verbosity;
+use crate::run::Settings;
+use crate::scan::digest::DigestRules;
+use crate::url::{Mapping, encode_path};
+use crate::walk::rules::{RuleSpec, Rules, ValueRules};
+use crate::walk::{ListFrom, Source};
+use crate::{decide, publish, sitemap, walk};
+
+pub fn settings(cli: Cli) -> Result<Settings> {
+    let hint = "(on the command line, or in sitemapgen.toml)";
+    let Some(base) = cli.base_url else {
+        bail!("--base-url is required {hint}");
+    };
+    let Some(dir) = cli.dir.clone() else {
+        bail!("DIR is required {hint}");
+    };
+    let lastmod = cli.lastmod;
+    for (given, flag) in [
+        (!cli.digest_ignore.is_empty(), "--digest-ignore"),
+        (cli.max_churn.is_some(), "--max-churn"),
+    ] {
+        if given && cli.state.is_none() {
+            bail!("{flag} needs --state {hint}");
+        }
+    }
+    if cli.null && cli.files_from.is_none() {
+        bail!("-0/--null needs --files-from {hint}");
+    }
+    if cli.follow && cli.files_from.is_some() {
+        bail!("--follow walks DIR, and --files-from names the files instead: drop one");
+    }
+    if cli.quiet && cli.verbose {
+        bail!("--quiet cannot be used with --verbose");
+    }
+    if lastmod == LastmodMode::Omit && cli.state.is_some() {
+        bail!("--state keeps dates, and --lastmod none writes none: drop one of them");
+    }
+    let source_date_epoch = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(text) if !text.is_empty() => Some(text.parse::<i64>().map_err(|_| {
+            anyhow::anyhow!("SOURCE_DATE_EPOCH {text:?} is not a number of seconds")
+        })?),
+        _ => None,
+    };
+    match fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => bail!("DIR {} is not a directory", dir.display()),
+        Err(err) => bail!("DIR {}: {err}", dir.display()),
+    }
+    let format = cli.format;
+    let destination = match cli.output {
+        Some(path) if path.as_os_str() == "-" => Destination::Stdout,
+        Some(path) => {
+            check_gzip_name(&path, cli.gzip)?;
+            let target = output_file(&path, &format!("-o {}", path.display()))?;
+            Destination::File(Files::new(path, target, format, cli.gzip))
+        }
+        None => {
+            let name = format!(
+                "sitemap.{}{}",
+                match format {
+                    Format::Xml => "xml",
+                    Format::Txt => "txt",
+                },
+                if cli.gzip { ".gz" } else { "" }
+            );
+            let path = dir.join(name);
+            let what = format!("the output {}", path.display());
+            let target = output_file(&path, &what)?;
+            if path_inside(&dir, &target).is_none() {
+                bail!(
+                    "{what} is a symlink to a file outside DIR; sitemapgen writes outside \
+                     DIR only where -o says so\nhint: name it with -o, or remove the link"
+                );
+            }
+            Destination::File(Files::new(path, target, format, cli.gzip))
+        }
+    };
+    let own_output = match &destination {
+        Destination::File(files) => path_inside(&dir, files.dir()).map(|dir| (dir, files)),
+        Destination::Stdout => None,
+    };
+    // The public URL of the output's directory, when it lies inside DIR.
+    let dir_url = own_output.as_ref().map(|(dir, _)| {
+        let path = encode_path(dir);
+        base.join(&if path.is_empty() { path } else { path + "/" })
+    });
+    let preview = destination == Destination::Stdout;
+    if cli.check && preview {
+        bail!("--check compares with the files on disk, and -o - names none");
+    }
+    if cli.robots && preview {
+        bail!("-o - is a preview and writes no robots.txt: drop --robots");
+    }
+    if cli.robots && dir_url.is_none() {
+        bail!("--robots needs the output inside DIR, where it has a public URL");
+    }
+    let rules = Rules::new(&RuleSpec {
+        includes: &cli.include,
+        excludes: &cli.exclude,
+        default_excludes: !cli.no_default_excludes,
+        hidden: cli.hidden,
+        own_output: own_output
+            .as_ref()
+            .map(|(dir, files)| (dir.as_path(), *files)),
+    })?;
+    let state = match cli.state {
+        None => None,
+        Some(path) => Some(output_file(&path, &format!("--state {}", path.display()))?),
+    };
+    if let Destination::File(files) = &destination {
+        check_outputs(&dir, &rules, files, state.as_deref(), cli.robots)?;
+    }
+    let source = match cli.files_from {
+        None => Source::Walk { follow: cli.follow },
+        Some(from) => Source::List {
+            from: list_from(from),
+            separator: if cli.null { b'\0' } else { b'\n' },
+        },
+    };
+    let verbosity = match (cli.quiet, cli.verbose) {
+        (true, _) => Verbosity::Quiet,
+        (_, true) => Verbosity::Verbose,
+        _ => Verbosity::Normal,
+    };
+    Ok(Settings {
+        walk: walk::Settings {
+            root: dir.clone(),
+            source,
+            rules,
+            verbose: verbosity == Verbosity::Verbose,
+        },
+        decide: decide::Settings {
+            base: base.clone(),
+            mapping: Mapping {
+                clean_urls: cli.clean_urls,
+                trailing_slash: !cli.no_trailing_slash,
+            },
+            read_html: !cli.no_html,
+            changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
+            priority: ValueRules::new(&cli.priority, "--priority")?,
+            lastmod: lastmod::Settings {
+                mode: lastmod,
+                source_date_epoch,
+                root: dir.clone(),
+                state: state.map(|path| StateSettings {
+                    path,
+                    digest: DigestRules::new(cli.digest_ignore),
+                    max_churn: cli.max_churn,
+                }),
+            },
+        },
+        sitemap: sitemap::Settings {
+            format,
+            gzip: cli.gzip,
+            max_urls: cli.max_urls as usize,
+            destination,
+            dir_url: dir_url.clone(),
+            scratch: cli.check,
+        },
+        publish: publish::Settings {
+            root: dir,
+            base,
+            robots: dir_url.filter(|_| cli.robots),
+        },
+        check: cli.check,
+        verbosity,
+        strict: cli.strict,
+    })
+}
+
+fn list_from(arg: OsString) -> ListFrom {
+    if arg == "-" {
+        ListFrom::Stdin
+    } else {
+        ListFrom::File(arg.into())
+    }
+}
+
+/// A name that says gzip and content that is not, or the other way round, would be served
+/// with the wrong encoding.
+fn check_gzip_name(path: &Path, gzip: bool) -> Result<()> {
+    let gz_name = path.as_os_str().as_bytes().ends_with(b".gz");
+    match (gzip, gz_name) {
+        (true, false) => bail!(
+            "--gzip writes gzip data, and -o {} does not end in .gz\n\
+             hint: name the output {}.gz",
+            path.display(),
+            path.display()
+        ),
+        (false, true) => bail!(
+            "-o {} ends in .gz, and without --gzip the sitemap is plain XML or text\n\
+             hint: add --gzip",
+            path.display()
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The file a run replaces by a rename: a symlink's target (the link stays), never a
+/// device, pipe or directory. `what` names the path in messages.
+fn output_file(path: &Path, what: &str) -> Result<PathBuf> {
+    let not_regular = || format!("{what} is not a regular file");
+    match fs::symlink_metadata(path) {
+        Err(_) => Ok(path.to_path_buf()),
+        Ok(meta) if meta.is_file() => Ok(path.to_path_buf()),
+        Ok(meta) if meta.is_symlink() => match fs::canonicalize(path) {
+            Ok(target) if target.is_file() => Ok(target),
+            Ok(_) => bail!(not_regular()),
+            Err(err) => bail!("{what} is a symlink that cannot be followed: {err}"),
+        },
+        Ok(_) => bail!(not_regular()),
+    }
+}
+
+/// The files a run writes must not be one another, nor a page of the site, nor a file that
+/// is not what they hold: a sitemap replaces only a sitemap, a state only a state.
+fn check_outputs(
+    root: &Path,
+    rules: &Rules,
+    files: &Files,
+    state: Option<&Path>,
+    robots: bool,
+) -> Result<()> {
+    let output = files.target.as_path();
+    let robots_txt = root.join("robots.txt");
+    if let Some(rel) = path_inside(root, &files.path)
+        && !files.has_sitemap_extension()
+        && rules.selects(&rel)
+    {
+        bail!(
+            "-o {} is a page of the site (its name matches --include): the sitemap would \
+             replace it\nhint: name the output sitemap.xml",
+            files.path.display()
+        );
+    }
+    if same_file(output, &robots_txt) {
+        bail!(
+            "-o {} would replace the site's robots.txt\nhint: name the output sitemap.xml",
+            files.path.display()
+        );
+    }
+    if let Some(state) = state {
+        let clash = if same_file(state, output) {
+            Some("the sitemap")
+        } else if same_file(state, &robots_txt) && robots {
+            Some("robots.txt")
+        } else if state
+            .parent()
+            .zip(files.target.parent())
+            .is_some_and(|(a, b)| same_file(a, b))
+            && state.file_name().is_some_and(|name| files.is_ours(name))
+        {
+            Some("a file of the sitemap")
+        } else {
+            None
+        };
+        if let Some(clash) = clash {
+            bail!(
+                "--state {} is also {clash}: one would overwrite the other\n\
+                 hint: keep the state in a file of its own, such as sitemap.state",
+                state.display()
+            );
+        }
+        if let Some(rel) = path_inside(root, state)
+            && rules.selects(&rel)
+        {
+            bail!(
+                "--state {} is a page of the site (its name matches --include)\n\
+                 hint: keep the state in a file of its own, such as sitemap.state",
+                state.display()
+            );
+        }
+    }
+    if !outputs::looks_like_sitemap(output)? {
+        bail!(
+            "{} exists and is not a sitemap: the sitemap would replace it\n\
+             hint: name another output with -o, or remove that file",
+            output.display()
+        );
+    }
+    Ok(())
+}
+
+/// Whether two paths name one file (the same inode, or the same place for files that do not
+/// exist yet).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        (Err(_), Err(_)) => {
+            let place = |path: &Path| {
+                let dir = match path.parent() {
+                    Some(dir) if !dir.as_os_str().is_empty() => dir,
+                    _ => Path::new("."),
+                };
+                Some((dir.canonicalize().ok()?, path.file_name()?.to_owned()))
+            };
+            place(a).is_some_and(|place_a| Some(place_a) == place(b))
+        }
+        _ => false,
+    }
+}
+
+/// `path`'s location relative to `dir` when it lies inside it (or is it).
+fn path_inside(dir: &Path, path: &Path) -> Option<PathBuf> {
+    let dir = dir.canonicalize().ok()?;
+    let path = match path.canonicalize() {
+        Ok(path) => path,
+        // Not there yet: its directory must be.
+        Err(_) => path.parent()?.canonicalize().ok()?.join(path.file_name()?),
+    };
+    Some(path.strip_prefix(&dir).ok()?.to_path_buf())
+}

@@ -1,0 +1,38 @@
+//! What a failed run exits with: 2 for what the user asked for, 1 for what happened while
+//! doing it, 0 when only a reader of standard output went away.
+
+use std::fmt;
+use std::io;
+
+pub const EXIT_RUNTIME: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+/// An error in what the user asked for that shows only once the run is under way (a split
+/// the output cannot hold, DIR outside git for `--lastmod git`): exit 2 all the same.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// The exit status of a run that failed with `err`: 0 when a reader closed the pipe early
+/// (`sitemapgen -o - … | head`), which is no failure.
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    let broken_pipe = err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    });
+    if broken_pipe {
+        0
+    } else if err.is::<UsageError>() {
+        EXIT_USAGE
+    } else {
+        EXIT_RUNTIME
+    }
+}

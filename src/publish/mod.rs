@@ -1,0 +1,185 @@
+//! Making a run's files visible, in an order that never shows a mix: robots.txt is read
+//! first (one that cannot be taken stops the run with nothing changed); then the state,
+//! the shards and the index are renamed into place (the state put back if the sitemap
+//! cannot follow); robots.txt last; then what an earlier run left is removed.
+
+pub mod robots;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::atomic::{self, Beside, Publishing, Replaced, Sink, Temp, Written};
+use crate::decide::lastmod::StateSettings;
+use crate::decide::lastmod::state::{self, Record};
+use crate::error::UsageError;
+use crate::outputs::{self, Files, Format};
+use crate::report::Report;
+use crate::url::{BaseUrl, encode_path};
+
+/// How the run's files are published.
+#[derive(Debug)]
+pub struct Settings {
+    pub root: PathBuf,
+    pub base: BaseUrl,
+    /// --robots, with the public URL of the output's directory (the output lies inside DIR).
+    pub robots: Option<String>,
+}
+
+/// What DIR/robots.txt must become under --robots; a warning when crawlers will not read it.
+pub fn plan_robots(
+    settings: &Settings,
+    files: &Files,
+    format: Format,
+    shards: usize,
+    report: &mut Report,
+) -> Result<Option<robots::Plan>> {
+    let Some(dir_url) = &settings.robots else {
+        return Ok(None);
+    };
+    if !settings.base.is_host_root() {
+        report.warn(
+            format!(
+                "crawlers read robots.txt only at the root of a host, and DIR/robots.txt is \
+                 served at {}robots.txt",
+                settings.base.join("")
+            ),
+            "writing it anyway (add the Sitemap line to the host's own robots.txt)",
+        )?;
+    }
+    // What a search engine is given: the output, or a text sitemap's shards.
+    let url = |path: &Path| {
+        format!(
+            "{dir_url}{}",
+            encode_path(Path::new(path.file_name().unwrap_or_default()))
+        )
+    };
+    let urls = match format {
+        Format::Txt if shards > 1 => (1..=shards).map(|n| url(&files.shard_path(n))).collect(),
+        _ => vec![url(&files.path)],
+    };
+    robots::Plan::new(&settings.root, &urls, files).map(Some)
+}
+
+/// Publishes the sitemap's files (the index last) with the state and robots.txt, then
+/// removes what an earlier run left that this one does not replace.
+pub fn commit(
+    files: &Files,
+    (format, shards): (Format, usize),
+    outputs: Vec<(PathBuf, Written<Temp>)>,
+    state: Option<(&StateSettings, Vec<(String, Record)>)>,
+    robots: Option<robots::Plan>,
+    report: &mut Report,
+) -> Result<()> {
+    // Renames cannot fail together; find what would stop one before the first is done.
+    for (path, _) in &outputs {
+        if std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file()) {
+            bail!("cannot write {}: it is not a regular file", path.display());
+        }
+        if !outputs::looks_like_sitemap(path)? {
+            return Err(UsageError(format!(
+                "{} exists and is not a sitemap: a shard of the sitemap would replace it\n\
+                 hint: name the output otherwise with -o, or remove that file",
+                path.display()
+            ))
+            .into());
+        }
+    }
+    let robots = match &robots {
+        Some(plan) => plan.write()?.map(|written| (written, &plan.path)),
+        None => None,
+    };
+    let _turn = Publishing::lock(files.dir())?;
+    publish(outputs, state)?;
+    if let Some((written, path)) = robots {
+        written.publish(path)?;
+    }
+    remove_stale(files, format, shards, report)
+}
+
+/// Makes the new sitemap visible, the index last. The state goes first and is put back if
+/// the sitemap cannot follow: never one without the other. (A crash between the two leaves
+/// the new state with the old sitemap, which the next run publishes as it should have been.)
+fn publish(
+    outputs: Vec<(PathBuf, Written<Temp>)>,
+    state: Option<(&StateSettings, Vec<(String, Record)>)>,
+) -> Result<()> {
+    let publish_sitemap = || -> Result<()> {
+        for (path, written) in outputs {
+            written.publish_at(&path)?;
+        }
+        Ok(())
+    };
+    let Some((settings, records)) = state else {
+        return publish_sitemap();
+    };
+    let replaced = write_state(settings, records)?;
+    match publish_sitemap() {
+        Ok(()) => {
+            replaced.keep();
+            Ok(())
+        }
+        Err(err) => {
+            replaced.undo()?;
+            Err(err)
+        }
+    }
+}
+
+fn write_state(settings: &StateSettings, mut records: Vec<(String, Record)>) -> Result<Replaced> {
+    let path = &settings.path;
+    let context = || format!("cannot write state file {}", path.display());
+    let mut sink = Sink::new(Beside::of(path).with_context(context)?, false);
+    state::write(&mut sink, &settings.digest, &mut records).with_context(context)?;
+    sink.flush().with_context(context)?;
+    Replaced::new(sink.finish().with_context(context)?, path)
+}
+
+/// Removes what an earlier run left that this one does not replace: shards past the new
+/// count (all of them when the sitemap is not split), and for a split text sitemap the
+/// unsplit output.
+fn remove_stale(files: &Files, format: Format, shards: usize, report: &mut Report) -> Result<()> {
+    let mut stale = files.stale_shards(if shards == 1 { 0 } else { shards })?;
+    // The unsplit text sitemap of an earlier run; through a symlink it may be anyone's file.
+    if format == Format::Txt && shards > 1 {
+        match std::fs::symlink_metadata(&files.path) {
+            Ok(meta) if meta.is_symlink() => report.warn(
+                format!(
+                    "{} is a symlink, and a split text sitemap has no file of that name",
+                    files.path.display()
+                ),
+                "left as it is (remove it if it holds an earlier sitemap)",
+            )?,
+            Ok(meta) if meta.is_file() && outputs::looks_like_sitemap(&files.path)? => {
+                stale.push(files.path.clone());
+            }
+            _ => {}
+        }
+    }
+    for path in stale {
+        if let Err(err) = std::fs::remove_file(&path) {
+            report.warn(
+                format!("cannot remove {}: {err}", path.display()),
+                "an unused sitemap file of an earlier run stays",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Temp files of killed runs, where ours are made: in `dirs` (DIR, the output's directory,
+/// the state's).
+pub fn remove_leftovers(mut dirs: Vec<PathBuf>, report: &mut Report) -> Result<()> {
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        for path in atomic::remove_leftovers(&dir)? {
+            report.detail(format_args!(
+                "removed {}, left by a run that was killed",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
+}

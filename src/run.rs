@@ -1,0 +1,132 @@
+//! One run, the pipe from end to end: walk → decide (scan each page) → sitemap → publish, or
+//! check. Each stage takes its own settings.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use crate::atomic::dir_of;
+use crate::decide::{self, Decider};
+use crate::outputs::{Destination, Files, Format};
+use crate::report::{self, Report, Verbosity};
+use crate::sitemap::{self, Collector};
+use crate::{check, publish, walk};
+
+/// Everything a run needs, stage by stage.
+#[derive(Debug)]
+pub struct Settings {
+    pub walk: walk::Settings,
+    pub decide: decide::Settings,
+    pub sitemap: sitemap::Settings,
+    pub publish: publish::Settings,
+    /// --check: compare with the files on disk, write nothing.
+    pub check: bool,
+    pub verbosity: Verbosity,
+    pub strict: bool,
+}
+
+pub fn run(settings: &Settings) -> Result<()> {
+    let mut report = Report::new(settings.verbosity, settings.strict);
+    if !settings.check {
+        publish::remove_leftovers(temp_dirs(settings), &mut report)?;
+    }
+    let mut decider = Decider::new(&settings.decide, &mut report)?;
+    // Without heads there are no alternates to check, so the URLs can go straight into the
+    // sitemap.
+    let mut collector = Collector::new(&settings.sitemap, settings.decide.read_html)?;
+    let mut collected: u64 = 0;
+    walk::visit(&settings.walk, &mut report, |page, report| {
+        if let Some(entry) = decider.decide(page, report)? {
+            collector.push(entry)?;
+            collected += 1;
+            report.progress(collected);
+        }
+        Ok(())
+    })?;
+    if collected == 0 {
+        bail!(
+            "no pages in {} ({} excluded); an empty sitemap is not valid\n\
+             hint: check DIR and --include, or run with -v to see what was left out",
+            settings.walk.root.display(),
+            report::count(report.excluded_count(), "file")
+        );
+    }
+
+    let churn = decider.churn();
+    let max_churn = settings
+        .decide
+        .lastmod
+        .state
+        .as_ref()
+        .and_then(|s| s.max_churn);
+    let churn_stop = churn
+        .zip(max_churn)
+        .and_then(|(churn, limit)| churn.check(limit).err());
+    // --check shows the differences, with the churn stop among them.
+    if let (Some(stop), false) = (&churn_stop, settings.check) {
+        bail!("{stop}");
+    }
+    let done = collector.finish(&settings.sitemap, &mut report)?;
+    let shards = done.len();
+    let outputs = sitemap::arrange(&settings.sitemap, done)?;
+    let Destination::File(files) = &settings.sitemap.destination else {
+        // A preview on standard output: no state, no robots.txt.
+        for (path, written) in outputs {
+            written.publish_at(&path)?;
+        }
+        report.summary(collected, "to standard output", churn);
+        return Ok(());
+    };
+    let format = settings.sitemap.format;
+    // robots.txt is read now, so that one that cannot be taken stops the run unchanged.
+    let robots = publish::plan_robots(&settings.publish, files, format, shards, &mut report)?;
+    if settings.check {
+        return check::compare(files, outputs, shards, robots, churn_stop, &mut report);
+    }
+    let wrote_robots = robots.is_some();
+    let state = settings.decide.lastmod.state.as_ref();
+    let state = state.zip(decider.into_records());
+    publish::commit(files, (format, shards), outputs, state, robots, &mut report)?;
+    let place = place(files, format, shards, wrote_robots, &mut report);
+    report.summary(collected, &place, churn);
+    Ok(())
+}
+
+/// Where ours temp files are made, and killed runs may have left theirs: DIR, the output's
+/// directory, the state's.
+fn temp_dirs(settings: &Settings) -> Vec<PathBuf> {
+    let mut dirs = vec![settings.walk.root.clone()];
+    if let Destination::File(files) = &settings.sitemap.destination {
+        dirs.push(files.dir().to_path_buf());
+    }
+    if let Some(state) = &settings.decide.lastmod.state {
+        dirs.push(dir_of(&state.path).to_path_buf());
+    }
+    dirs
+}
+
+/// Where the summary says the URLs went.
+fn place(
+    files: &Files,
+    format: Format,
+    shards: usize,
+    robots: bool,
+    report: &mut Report,
+) -> String {
+    if shards == 1 {
+        return format!("to {}", files.path.display());
+    }
+    match format {
+        Format::Xml => format!("in {shards} sitemaps indexed by {}", files.path.display()),
+        Format::Txt => {
+            if !robots {
+                report.note("a text sitemap has no index: list each file in robots.txt (--robots)");
+            }
+            format!(
+                "in {shards} text sitemaps {} … {}",
+                files.shard_path(1).display(),
+                files.shard_path(shards).display()
+            )
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The sitemap documents: URLs into one urlset until it would pass `--max-urls` or the byte
+//! limit, then into the next. Shard k holds the k-th run of URLs in walk order, so a page
+//! added near the end rewrites only the last shards. One document is the sitemap itself;
+//! more become `STEM-1.xml`, `STEM-2.xml`, … with the output as their index.
+//!
+//! When heads are read, hreflang alternates can only be checked once every URL is known:
+//! the URLs then wait in a spool for a second pass.
+
+pub mod alternates;
+pub mod spool;
+pub mod xml;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::entry::Entry;
+
+use crate::atomic::{Beside, Scratch, Sink, Temp, Written};
+use crate::error::UsageError;
+use crate::outputs::{Destination, Files, Format};
+use crate::report::Report;
+use crate::url::encode_path;
+use crate::w3c;
+use alternates::Links;
+use spool::Spool;
+use xml::{Document, Kind, MAX_ENTRIES};
+
+/// How the sitemap is written.
+#[derive(Debug)]
+pub struct Settings {
+    pub format: Format,
+    pub gzip: bool,
+    pub max_urls: usize,
+    pub destination: Destination,
+    /// The public URL of the output's directory, when it lies inside DIR: what shards' URLs
+    /// are made of.
+    pub dir_url: Option<String>,
+    /// --check: every file is written unnamed, to be compared, never published.
+    pub scratch: bool,
+}
+
+/// A complete document, not yet published, and the newest lastmod among its URLs (compared
+/// as instants: git dates carry each commit's zone), for its index entry.
+pub struct Done {
+    pub written: Written<Temp>,
+    newest: Option<String>,
+}
+
+/// Where the URLs go as they are decided.
+pub enum Collector<'s> {
+    /// Straight into the sitemap.
+    Direct(Box<Writer<'s>>),
+    /// Into the spool, for a second pass once every URL and alternate is known.
+    Spooled(Spool, Links),
+}
+
+impl<'s> Collector<'s> {
+    /// `spooled` when alternates must be checked against every URL.
+    pub fn new(settings: &'s Settings, spooled: bool) -> Result<Collector<'s>> {
+        Ok(if spooled {
+            Collector::Spooled(Spool::new()?, Links::default())
+        } else {
+            Collector::Direct(Box::new(Writer::new(settings, false)?))
+        })
+    }
+
+    pub fn push(&mut self, entry: Entry) -> Result<()> {
+        match self {
+            Collector::Direct(writer) => writer.push(entry),
+            Collector::Spooled(spool, links) => {
+                links.add(&entry);
+                spool.push(&entry).context("cannot spool the URLs")
+            }
+        }
+    }
+
+    /// The documents. `settings` are those the collector was made with.
+    pub fn finish(self, settings: &'s Settings, report: &mut Report) -> Result<Vec<Done>> {
+        match self {
+            Collector::Direct(writer) => writer.finish(),
+            Collector::Spooled(mut spool, links) => {
+                write_spooled(settings, &mut spool, links, report)
+            }
+        }
+    }
+}
+
+/// The second pass: the spooled URLs, their alternates checked, into the sitemap.
+fn write_spooled(
+    settings: &Settings,
+    spool: &mut Spool,
+    mut links: Links,
+    report: &mut Report,
+) -> Result<Vec<Done>> {
+    let xhtml = links.any();
+    if xhtml {
+        for entry in spool.replay()? {
+            links.list(&entry?.loc);
+        }
+    }
+    let mut writer = Writer::new(settings, xhtml)?;
+    for entry in spool.replay()? {
+        let mut entry = entry?;
+        links.check(&mut entry, report)?;
+        writer.push(entry)?;
+    }
+    writer.finish()
+}
+
+/// URLs into one document, or shards at the limits.
+pub struct Writer<'s> {
+    settings: &'s Settings,
+    xhtml: bool,
+    shard: Shard,
+    done: Vec<Done>,
+}
+
+/// The document being filled.
+struct Shard {
+    doc: Document<Sink<Temp>>,
+    urls: usize,
+    newest: Option<String>,
+}
+
+impl Shard {
+    fn open(settings: &Settings, xhtml: bool) -> Result<Shard> {
+        let kind = match settings.format {
+            Format::Xml => Kind::Urlset,
+            Format::Txt => Kind::Text,
+        };
+        Ok(Shard {
+            doc: Document::new(kind, open(settings)?, xhtml)?,
+            urls: 0,
+            newest: None,
+        })
+    }
+
+    fn finish(self) -> Result<Done> {
+        let (sink, _) = self.doc.finish()?;
+        Ok(Done {
+            written: sink.finish()?,
+            newest: self.newest,
+        })
+    }
+}
+
+/// A new file of the sitemap: beside the output, or unnamed for standard output and --check.
+fn open(settings: &Settings) -> Result<Sink<Temp>> {
+    let temp = match &settings.destination {
+        Destination::File(files) if !settings.scratch => Temp::Beside(Beside::in_dir(files.dir())?),
+        _ => Temp::Scratch(Scratch::new()?),
+    };
+    Ok(Sink::new(temp, settings.gzip))
+}
+
+impl<'s> Writer<'s> {
+    fn new(settings: &'s Settings, xhtml: bool) -> Result<Self> {
+        Ok(Writer {
+            settings,
+            xhtml,
+            shard: Shard::open(settings, xhtml)?,
+            done: Vec::new(),
+        })
+    }
+
+    fn push(&mut self, entry: Entry) -> Result<()> {
+        let context = || format!("cannot write {}", self.settings.destination.describe());
+        let shard = &mut self.shard;
+        if shard.urls == self.settings.max_urls || !shard.doc.fits(shard.doc.entry_len(&entry)) {
+            can_split(self.settings)?;
+            let next = Shard::open(self.settings, self.xhtml)?;
+            let full = std::mem::replace(shard, next);
+            self.done.push(full.finish().with_context(context)?);
+        }
+        let shard = &mut self.shard;
+        shard.doc.write(&entry).with_context(context)?;
+        shard.urls += 1;
+        let instant = |date: &Option<String>| date.as_deref().and_then(w3c::instant);
+        if shard.newest.is_none() || instant(&entry.lastmod) > instant(&shard.newest) {
+            shard.newest = entry.lastmod;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Vec<Done>> {
+        let context = || format!("cannot write {}", self.settings.destination.describe());
+        self.done.push(self.shard.finish().with_context(context)?);
+        Ok(self.done)
+    }
+}
+
+/// Shards need public URLs: the output must lie inside DIR, and be a file. The public URL
+/// of its directory.
+fn can_split(settings: &Settings) -> Result<&str> {
+    let why = match (&settings.destination, &settings.dir_url) {
+        (Destination::Stdout, _) => "standard output can carry only one file",
+        (Destination::File(_), None) => {
+            "the output lies outside DIR, so the shards' URLs are unknown"
+        }
+        (Destination::File(_), Some(dir_url)) => return Ok(dir_url),
+    };
+    Err(UsageError(format!(
+        "the sitemap must be split into an index and shards past {} URLs or 50 MiB, but {why}\n\
+         hint: write the output inside DIR (-o DIR/sitemap.xml)",
+        settings.max_urls
+    ))
+    .into())
+}
+
+/// Every file to publish with its target, the index last: the output alone, or the shards
+/// and the index over them (a text sitemap has no index: its shards stand alone). Standard
+/// output's target is `-`.
+pub fn arrange(settings: &Settings, mut done: Vec<Done>) -> Result<Vec<(PathBuf, Written<Temp>)>> {
+    let files = match &settings.destination {
+        Destination::Stdout => return Ok(vec![(PathBuf::from("-"), done.remove(0).written)]),
+        Destination::File(files) => files,
+    };
+    if done.len() == 1 {
+        return Ok(vec![(files.target.clone(), done.remove(0).written)]);
+    }
+    let dir_url = can_split(settings)?;
+    let index = match settings.format {
+        Format::Txt => None,
+        Format::Xml => Some(index(settings, files, dir_url, &done)?),
+    };
+    let mut outputs: Vec<_> = done
+        .into_iter()
+        .enumerate()
+        .map(|(i, shard)| (files.shard_path(i + 1), shard.written))
+        .collect();
+    outputs.extend(index.map(|index| (files.target.clone(), index)));
+    Ok(outputs)
+}
+
+/// The sitemap index over `shards`, not yet published.
+fn index(
+    settings: &Settings,
+    files: &Files,
+    dir_url: &str,
+    shards: &[Done],
+) -> Result<Written<Temp>> {
+    if shards.len() > MAX_ENTRIES {
+        bail!(
+            "{} shards are more than a sitemap index may list ({MAX_ENTRIES})",
+            shards.len()
+        );
+    }
+    let index_context = || format!("cannot write {}", files.path.display());
+    let mut index =
+        Document::new(Kind::Index, open(settings)?, false).with_context(index_context)?;
+    for (i, shard) in shards.iter().enumerate() {
+        let name = files.shard_name(i + 1);
+        let entry = Entry {
+            loc: format!("{dir_url}{}", encode_path(Path::new(&name))),
+            lastmod: shard.newest.clone(),
+            ..Entry::default()
+        };
+        if !index.fits(index.entry_len(&entry)) {
+            bail!("the sitemap index would pass the protocol's 50 MiB limit");
+        }
+        index.write(&entry).with_context(index_context)?;
+    }
+    let (sink, _) = index.finish().with_context(index_context)?;
+    sink.finish().with_context(index_context)
+}

@@ -1,0 +1,91 @@
+//! W3C Datetime, as the sitemap schema and search engines take it: the two forms sitemapgen
+//! writes, their instants, and dates from elsewhere made into one of them.
+
+use time::format_description::well_known::Rfc3339;
+use time::macros::format_description;
+use time::{Date, OffsetDateTime};
+
+/// `YYYY-MM-DD`, or `YYYY-MM-DDThh:mm:ss[.s]TZD` with TZD `Z` or `±hh:mm`: the two W3C
+/// Datetime forms that every search engine accepts (a time without a zone is not one), within
+/// what the XSD's types allow: a year from 0001, a zone offset of at most 14 hours.
+pub fn is_w3c_date(text: &str) -> bool {
+    let date = format_description!("[year]-[month]-[day]");
+    if text.len() == 10 {
+        return Date::parse(text, date).is_ok_and(|date| date.year() >= 1);
+    }
+    // RFC 3339 also allows a lower-case `t`/`z` and a space separator; W3C does not.
+    text.len() > 10
+        && text.as_bytes()[10] == b'T'
+        && !text.bytes().any(|b| b.is_ascii_lowercase())
+        && OffsetDateTime::parse(text, &Rfc3339).is_ok_and(|when| {
+            when.year() >= 1 && when.offset().whole_minutes().unsigned_abs() <= 14 * 60
+        })
+}
+
+/// The instant a W3C date names, to compare dates written in different zones; a date alone
+/// counts as its midnight in UTC.
+pub fn instant(text: &str) -> Option<OffsetDateTime> {
+    if text.len() == 10 {
+        let date = Date::parse(text, format_description!("[year]-[month]-[day]")).ok()?;
+        return Some(date.midnight().assume_utc());
+    }
+    OffsetDateTime::parse(text, &Rfc3339).ok()
+}
+
+/// A date from elsewhere (git) in a W3C form the schema takes: as it is if it is one; an
+/// offset beyond the schema's 14 hours (git takes up to 99) moved to UTC; None otherwise.
+pub fn w3c_form(text: &str) -> Option<String> {
+    if is_w3c_date(text) {
+        return Some(text.to_string());
+    }
+    let utc = OffsetDateTime::parse(text, &Rfc3339)
+        .ok()?
+        .to_offset(time::UtcOffset::UTC);
+    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]+00:00");
+    utc.format(format).ok().filter(|date| is_w3c_date(date))
+}
+
+/// An mtime (seconds since the epoch) as `YYYY-MM-DDThh:mm:ss+00:00`, or None outside
+/// 1970..=9999: a page cannot have changed before the epoch, and W3C years have four digits.
+pub fn format_mtime(seconds: i64) -> Option<String> {
+    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]+00:00");
+    let when = OffsetDateTime::from_unix_timestamp(seconds).ok()?;
+    if seconds < 0 || when.year() > 9999 {
+        return None;
+    }
+    when.format(format).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mtimes_are_utc_with_an_explicit_zone() {
+        assert_eq!(format_mtime(0).unwrap(), "1970-01-01T00:00:00+00:00");
+        assert_eq!(
+            format_mtime(1_714_557_600).unwrap(),
+            "2024-05-01T10:00:00+00:00"
+        );
+        assert_eq!(format_mtime(-1), None);
+        assert_eq!(format_mtime(253_402_300_800), None, "year 10000");
+    }
+
+    #[test]
+    fn dates_from_git_are_made_valid_and_compared_as_instants() {
+        let ok = "2024-05-01T10:00:00+02:00";
+        assert_eq!(w3c_form(ok).as_deref(), Some(ok));
+        assert_eq!(
+            w3c_form("2024-05-01T10:00:00+15:00").as_deref(),
+            Some("2024-04-30T19:00:00+00:00")
+        );
+        assert_eq!(w3c_form("0000-01-01T00:00:00+00:00"), None);
+        assert_eq!(w3c_form("yesterday"), None);
+        assert!(
+            instant("2024-05-01T05:00:00-05:00")
+                < instant("2024-05-01T10:00:00+09:00").map(|t| t + time::Duration::hours(24))
+        );
+        assert!(instant("2024-05-01T05:00:00-05:00") > instant("2024-05-01T10:00:00+09:00"));
+        assert!(instant("2024-05-02") > instant("2024-05-01T23:00:00Z"));
+    }
+}

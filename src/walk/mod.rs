@@ -1,0 +1,171 @@
+//! The candidate files: a walk of DIR or a given list, both in the same order, filtered by the
+//! rules into pages. The order is depth first, each directory's names ordered by `sort_key`.
+//!
+//! The finding runs ahead of the caller's work on each page, in two threads of its own: one
+//! reads directories and applies the rules, the next stats the pages (mostly kernel time).
+//! What they find is handed on in batches, in order.
+
+mod find;
+pub mod rules;
+mod stat;
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::thread;
+
+use anyhow::Result;
+use globset::Candidate;
+
+use crate::report::Report;
+use find::Finder;
+use rules::Rules;
+
+/// What the walk needs to know.
+#[derive(Debug)]
+pub struct Settings {
+    pub root: PathBuf,
+    pub source: Source,
+    pub rules: Rules,
+    /// -v: excluded files are named, with their reasons.
+    pub verbose: bool,
+}
+
+/// Where the candidate files come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Walk { follow: bool },
+    List { from: ListFrom, separator: u8 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListFrom {
+    Stdin,
+    File(PathBuf),
+}
+
+/// What a stat says of a page, as git's index keeps it: an edit that keeps the size and sets
+/// the mtime back (`touch -d`, `SOURCE_DATE_EPOCH`, Nix) still changes the ctime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub size: u64,
+    /// Nanoseconds since the epoch.
+    pub mtime: i128,
+    pub ctime: i128,
+    pub inode: u64,
+}
+
+/// A file that the rules made a page.
+pub struct Page<'a> {
+    /// Relative to DIR, made only of normal components.
+    pub rel: &'a Path,
+    /// To open it: DIR joined with `rel`.
+    pub path: &'a Path,
+    pub candidate: &'a Candidate<'a>,
+    /// Modification time in seconds since the epoch (of the target, for a symlink).
+    pub mtime: i64,
+    /// What the stat said, for `--state` to tell an unchanged file.
+    pub stamp: Stamp,
+}
+
+/// Calls `on_page` for every page, in order.
+pub fn visit(
+    settings: &Settings,
+    report: &mut Report,
+    mut on_page: impl FnMut(&Page, &mut Report) -> Result<()>,
+) -> Result<()> {
+    thread::scope(|scope| {
+        let (sender, unstatted) = sync_channel(BATCHES_AHEAD);
+        let (statted, receiver) = sync_channel(BATCHES_AHEAD);
+        let verbose = settings.verbose;
+        let stat_stage = scope.spawn(move || stat::stat_pages(unstatted, statted, verbose));
+        let finder = scope.spawn(move || {
+            let mut finder = Finder::new(settings, sender);
+            let found = match &settings.source {
+                Source::Walk { follow } => finder.walk(*follow),
+                Source::List { from, separator } => finder.list(from, *separator),
+            };
+            found.and_then(|()| finder.flush())
+        });
+        // The receiver goes with `consume`: a failed consumer stops the finder at its next send.
+        let consumed = consume(receiver, report, &mut on_page);
+        let found = finder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        stat_stage
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        consumed.and(found)
+    })
+}
+
+const BATCH: usize = 512;
+const BATCHES_AHEAD: usize = 8;
+
+/// What the finder found, in order: a file the rules made a page, for the stat stage to
+/// turn into a `Page` or not, or what else happened on the way.
+enum Found {
+    Candidate { rel: PathBuf, path: PathBuf },
+    Event(Event),
+}
+
+/// What the stat stage hands on, in order.
+enum Statted {
+    Page {
+        rel: PathBuf,
+        path: PathBuf,
+        mtime: i64,
+        stamp: Stamp,
+    },
+    Event(Event),
+}
+
+enum Event {
+    /// A file that is not a page; named (with the reason) only when -v will print it.
+    Excluded(Option<(PathBuf, String)>),
+    /// A directory or file passed over uncounted; sent only for -v.
+    Skipped(PathBuf, String),
+    Warning(String, &'static str),
+    /// A failure, in its place in the order.
+    Failed(anyhow::Error),
+}
+
+fn excluded(verbose: bool, rel: &Path, why: impl std::fmt::Display) -> Event {
+    Event::Excluded(verbose.then(|| (rel.to_path_buf(), why.to_string())))
+}
+
+fn consume(
+    receiver: Receiver<Vec<Statted>>,
+    report: &mut Report,
+    on_page: &mut impl FnMut(&Page, &mut Report) -> Result<()>,
+) -> Result<()> {
+    for batch in receiver {
+        for statted in batch {
+            match statted {
+                Statted::Page {
+                    rel,
+                    path,
+                    mtime,
+                    stamp,
+                } => {
+                    let candidate = Candidate::new(&rel);
+                    let page = Page {
+                        rel: &rel,
+                        path: &path,
+                        candidate: &candidate,
+                        mtime,
+                        stamp,
+                    };
+                    on_page(&page, report)?;
+                }
+                Statted::Event(Event::Excluded(Some((rel, why)))) => report.excluded(&rel, why),
+                Statted::Event(Event::Excluded(None)) => report.excluded_unnamed(),
+                Statted::Event(Event::Skipped(rel, why)) => report.skipped(&rel, why),
+                Statted::Event(Event::Warning(problem, consequence)) => {
+                    report.warn(problem, consequence)?
+                }
+                Statted::Event(Event::Failed(err)) => return Err(err),
+            }
+        }
+    }
+    Ok(())
+}
