@@ -30,14 +30,33 @@ pub fn stem(name: &[u8]) -> Option<&[u8]> {
 }
 
 /// A URL path without what only its form adds: an index file name, an `.html`/`.htm`
-/// extension, a final `/`.
+/// extension, a final `/`. `docs/index.html`, `docs/`, `docs.html` and `docs` are all `docs`.
 pub fn url_substance(path: &str) -> &str {
     let mut path = path;
-    for suffix in ["index.html", "index.htm"] {
-        path = path.strip_suffix(suffix).unwrap_or(path);
+    for index in ["index.html", "index.htm"] {
+        if let Some(rest) = path.strip_suffix(index)
+            && (rest.is_empty() || rest.ends_with('/'))
+        {
+            path = rest;
+        }
     }
     for suffix in [".html", ".htm", "/"] {
         path = path.strip_suffix(suffix).unwrap_or(path);
     }
     path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_substance_of_a_url_path_is_what_its_forms_share() {
+        for form in ["docs/index.html", "docs/", "docs.html", "docs", "docs.htm"] {
+            assert_eq!(url_substance(form), "docs", "{form}");
+        }
+        assert_eq!(url_substance("index.html"), "");
+        assert_eq!(url_substance("docs/myindex.html"), "docs/myindex");
+        assert_eq!(url_substance("a/b/index.htm"), "a/b");
+    }
 }

@@ -1,9 +1,12 @@
 //! Messages on stderr: warnings (errors under --strict), the -v trail, the summary line.
+//!
+//! Warnings come a few of each kind at most, then one line says how many more there were:
+//! a site where every page has the same problem gets a screenful, not a flood. `-v` shows
+//! them all.
 
 use std::fmt::Display;
-use std::path::Path;
-
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
@@ -16,21 +19,113 @@ pub enum Verbosity {
     Verbose,
 }
 
-/// Pages left out for what their head says.
+/// Why a file under DIR is not in the sitemap, as the summary counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LeftOut {
+pub enum Reason {
+    /// Matches no `--include` glob: images, stylesheets, … (counted apart from pages).
+    NotPage,
+    Excluded,
+    DefaultExcluded,
+    Hidden,
     Noindex,
     Redirect,
+    /// Its canonical URL is another page of the site.
     Canonical,
+    /// Its canonical URL lies outside the base URL.
+    Elsewhere,
+    /// robots.txt disallows its URL.
+    Robots,
+    /// Another file has its URL.
+    Duplicate,
+    TooLong,
+    /// Vanished, a dangling symlink or a loop, not a regular file.
+    Unusable,
 }
+
+const REASONS: usize = 12;
+
+impl Reason {
+    /// The summary's words for `n` files left out for this reason.
+    fn describe(self, n: u64) -> String {
+        let one = n == 1;
+        let pages = if one { "page" } else { "pages" };
+        let n = thousands(n);
+        match self {
+            Reason::NotPage if one => format!("{n} file that is not a page"),
+            Reason::NotPage => format!("{n} files that are not pages"),
+            Reason::Excluded => format!("{n} by --exclude"),
+            Reason::DefaultExcluded => format!("{n} by the default excludes"),
+            Reason::Hidden => format!("{n} hidden"),
+            Reason::Noindex => format!("{n} noindex"),
+            Reason::Redirect => format!("{n} redirect {pages}"),
+            Reason::Canonical => format!("{n} naming another page as canonical"),
+            Reason::Elsewhere => format!("{n} with a canonical URL outside the base URL"),
+            Reason::Robots => format!("{n} disallowed by robots.txt"),
+            Reason::Duplicate => format!("{n} with a URL another file has"),
+            Reason::TooLong => format!("{n} with a URL too long"),
+            Reason::Unusable => format!("{n} unreadable (vanished, dangling or looping)"),
+        }
+    }
+}
+
+/// The kinds of warnings, each shown a few times at most (all with -v).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warning {
+    /// Something in a page's head could not be used (a canonical URL that is not http(s), a
+    /// bad hreflang, a repeated language, conflicting canonical URLs).
+    HeadIgnored,
+    /// A canonical URL on another host or scheme naming the page itself.
+    CanonicalHost,
+    /// A canonical URL outside the base URL.
+    CanonicalElsewhere,
+    AlternateNotListed,
+    AlternateOneWay,
+    Duplicate,
+    TooLong,
+    /// A page that vanished, a dangling symlink.
+    Unusable,
+    /// A symlink that leads back to one of its directories, or to itself.
+    Loop,
+    /// A page's mtime outside 1970..9999.
+    Mtime,
+    /// Anything said once a run.
+    Run,
+}
+
+const WARNINGS: usize = 11;
+
+impl Warning {
+    /// What the "and N more" line says there were more of.
+    fn more(self) -> &'static str {
+        match self {
+            Warning::HeadIgnored => "pages with something unusable in their head",
+            Warning::CanonicalHost => "pages whose canonical URL has another host or scheme",
+            Warning::CanonicalElsewhere => "pages whose canonical URL is outside the base URL",
+            Warning::AlternateNotListed => "alternates that are not pages of this sitemap",
+            Warning::AlternateOneWay => "one-way alternates",
+            Warning::Duplicate => "files whose URL another file has",
+            Warning::TooLong => "URLs too long",
+            Warning::Unusable => "files that could not be read",
+            Warning::Loop => "symlink loops",
+            Warning::Mtime => "pages with an mtime out of range",
+            Warning::Run => "warnings",
+        }
+    }
+}
+
+/// How many warnings of one kind are shown before they are only counted.
+const SHOWN: u64 = 3;
 
 #[derive(Debug)]
 pub struct Report {
     verbosity: Verbosity,
     strict: bool,
-    excluded: u64,
-    /// By `LeftOut`, in its order.
-    left_out: [u64; 3],
+    /// By `Reason`, in its order.
+    left_out: [u64; REASONS],
+    /// By `Warning`, in its order.
+    warned: [u64; WARNINGS],
+    /// Whether the warnings shown only in part have been counted out.
+    warnings_finished: bool,
     progress: Progress,
 }
 
@@ -61,33 +156,38 @@ impl Report {
         Report {
             verbosity,
             strict,
-            excluded: 0,
-            left_out: [0; 3],
+            left_out: [0; REASONS],
+            warned: [0; WARNINGS],
+            warnings_finished: false,
             progress: Progress::new(verbosity),
         }
     }
 
     /// A problem that costs the sitemap a URL or a date; fatal under --strict.
     /// `consequence` says what the run does about it when it goes on.
-    pub fn warn(&mut self, problem: impl Display, consequence: &str) -> Result<()> {
+    pub fn warn(&mut self, kind: Warning, problem: impl Display, consequence: &str) -> Result<()> {
         if self.strict {
             bail!("{problem} (--strict)");
         }
-        self.print(format_args!(
-            "sitemapgen: warning: {problem}; {consequence}"
-        ));
+        let count = &mut self.warned[kind as usize];
+        *count += 1;
+        if *count <= SHOWN || self.verbosity == Verbosity::Verbose {
+            self.print(format_args!(
+                "sitemapgen: warning: {problem}; {consequence}"
+            ));
+        }
         Ok(())
     }
 
-    /// A file that is not a page of the sitemap, and why.
-    pub fn excluded(&mut self, rel: &Path, why: impl Display) {
-        self.excluded += 1;
-        self.skipped(rel, why);
+    /// A file that is not in the sitemap, and why (`detail`, which -v prints).
+    pub fn left_out(&mut self, rel: &Path, reason: Reason, detail: impl Display) {
+        self.left_out[reason as usize] += 1;
+        self.skipped(rel, detail);
     }
 
-    /// The same, when -v is off and so neither the file nor the reason is printed.
-    pub fn excluded_unnamed(&mut self) {
-        self.excluded += 1;
+    /// The same, when -v is off and so neither the file nor the detail is printed.
+    pub fn left_out_unnamed(&mut self, reason: Reason) {
+        self.left_out[reason as usize] += 1;
     }
 
     /// Counts shown by the progress spinner, if it is shown (or due).
@@ -110,7 +210,7 @@ impl Report {
             bar.set_message(format!(
                 "{}, {} left out",
                 count(urls, "URL"),
-                count(self.excluded, "file")
+                count(self.left_out.iter().sum(), "file")
             ));
         }
     }
@@ -123,13 +223,7 @@ impl Report {
         }
     }
 
-    /// A page left out for what its head says.
-    pub fn left_out(&mut self, rel: &Path, why: LeftOut, detail: impl Display) {
-        self.left_out[why as usize] += 1;
-        self.excluded(rel, detail);
-    }
-
-    /// A file or directory passed over; only -v shows it, and only files are counted.
+    /// A file or directory passed over; only -v shows it.
     pub fn skipped(&self, rel: &Path, why: impl Display) {
         self.detail(format_args!("skip {}: {why}", rel.display()));
     }
@@ -148,42 +242,105 @@ impl Report {
         }
     }
 
-    pub fn excluded_count(&self) -> u64 {
-        self.excluded
+    /// How many files were left out, for a run that found no page.
+    pub fn left_out_count(&self) -> u64 {
+        self.left_out.iter().sum()
     }
 
-    /// `wrote 1,234 URLs to public/sitemap.xml (56 files excluded)`, or for a split
-    /// `wrote 120,001 URLs in 3 sitemaps indexed by public/sitemap.xml (…)`: `place` says
-    /// where.
-    pub fn summary(&self, written: u64, place: &str, churn: Option<impl Display>) {
+    /// A problem that is no warning, but an error under --strict.
+    pub fn strict(&self, problem: impl Display) -> Result<()> {
+        if self.strict {
+            bail!("{problem} (--strict)");
+        }
+        Ok(())
+    }
+
+    /// The warnings counted but not shown, one line for each kind (once).
+    pub fn finish_warnings(&mut self) {
+        if std::mem::replace(&mut self.warnings_finished, true)
+            || self.verbosity == Verbosity::Verbose
+        {
+            return;
+        }
+        for (i, kind) in ALL_WARNINGS.iter().enumerate() {
+            let hidden = self.warned[i].saturating_sub(SHOWN);
+            if hidden > 0 {
+                self.print(format_args!(
+                    "sitemapgen: warning: and {} more {} (-v lists all)",
+                    thousands(hidden),
+                    kind.more()
+                ));
+            }
+        }
+    }
+
+    /// `wrote 1,234 URLs to public/sitemap.xml (left out: 7 noindex, 1 redirect page;
+    /// 56 files that are not pages)`: `place` says where the URLs went.
+    pub fn summary(&mut self, written: u64, place: &str, churn: Option<impl Display>) {
+        self.finish_warnings();
         if let Progress::Shown(bar) = &self.progress {
             bar.finish_and_clear();
         }
-        if self.verbosity != Verbosity::Quiet {
-            let changes = churn.map_or(String::new(), |c| format!("; since the state: {c}"));
-            let [noindex, redirect, canonical] = self.left_out;
-            let reasons: Vec<String> = [
-                (noindex, "noindex"),
-                (redirect, "redirect stubs"),
-                (canonical, "with another canonical URL"),
-            ]
+        if self.verbosity == Verbosity::Quiet {
+            return;
+        }
+        let changes = churn.map_or(String::new(), |c| format!("; since the state: {c}"));
+        to_stderr(format_args!(
+            "wrote {} {place}{}{changes}",
+            count(written, "URL"),
+            self.left_out_summary()
+        ));
+    }
+
+    /// ` (left out: 7 noindex, 3 by --exclude; 56 files that are not pages)`, or nothing when
+    /// every file is in the sitemap.
+    pub fn left_out_summary(&self) -> String {
+        let pages: Vec<String> = ALL_REASONS
             .iter()
-            .filter(|(count, _)| *count > 0)
-            .map(|(count, what)| format!("{} {what}", thousands(*count)))
+            .filter(|reason| **reason != Reason::NotPage)
+            .filter(|reason| self.left_out[**reason as usize] > 0)
+            .map(|reason| reason.describe(self.left_out[*reason as usize]))
             .collect();
-            let reasons = if reasons.is_empty() {
-                String::new()
-            } else {
-                format!(", of which {}", reasons.join(", "))
-            };
-            to_stderr(format_args!(
-                "wrote {} {place} ({} excluded{reasons}){changes}",
-                count(written, "URL"),
-                count(self.excluded, "file")
-            ));
+        let others = self.left_out[Reason::NotPage as usize];
+        let others = (others > 0).then(|| Reason::NotPage.describe(others));
+        match (pages.is_empty(), others) {
+            (true, None) => String::new(),
+            (true, Some(others)) => format!(" ({others})"),
+            (false, None) => format!(" (left out: {})", pages.join(", ")),
+            (false, Some(others)) => format!(" (left out: {}; {others})", pages.join(", ")),
         }
     }
 }
+
+/// In the order the summary names them: what the pages say, then the rules.
+const ALL_REASONS: [Reason; REASONS] = [
+    Reason::Redirect,
+    Reason::Noindex,
+    Reason::Canonical,
+    Reason::Elsewhere,
+    Reason::Robots,
+    Reason::Duplicate,
+    Reason::TooLong,
+    Reason::Unusable,
+    Reason::Excluded,
+    Reason::DefaultExcluded,
+    Reason::Hidden,
+    Reason::NotPage,
+];
+
+const ALL_WARNINGS: [Warning; WARNINGS] = [
+    Warning::HeadIgnored,
+    Warning::CanonicalHost,
+    Warning::CanonicalElsewhere,
+    Warning::AlternateNotListed,
+    Warning::AlternateOneWay,
+    Warning::Duplicate,
+    Warning::TooLong,
+    Warning::Unusable,
+    Warning::Loop,
+    Warning::Mtime,
+    Warning::Run,
+];
 
 /// Writes a line on stderr. A closed stderr (`2>&1 | head -1`) loses the message but not the
 /// run: what the run writes is published all the same.
@@ -212,7 +369,7 @@ pub fn thousands(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::thousands;
+    use super::*;
 
     #[test]
     fn groups_thousands() {
@@ -220,5 +377,22 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000), "1,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn the_summary_says_why_pages_were_left_out() {
+        let mut report = Report::new(Verbosity::Quiet, false);
+        assert_eq!(report.left_out_summary(), "");
+        report.left_out_unnamed(Reason::NotPage);
+        assert_eq!(report.left_out_summary(), " (1 file that is not a page)");
+        for _ in 0..160 {
+            report.left_out_unnamed(Reason::Redirect);
+        }
+        report.left_out_unnamed(Reason::Noindex);
+        report.left_out_unnamed(Reason::NotPage);
+        assert_eq!(
+            report.left_out_summary(),
+            " (left out: 160 redirect pages, 1 noindex; 2 files that are not pages)"
+        );
     }
 }

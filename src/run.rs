@@ -27,15 +27,22 @@ pub struct Settings {
 
 pub fn run(settings: &Settings) -> Result<()> {
     let mut report = Report::new(settings.verbosity, settings.strict);
+    let run = stages(settings, &mut report);
+    // However the run ended, the warnings shown only in part are counted out.
+    report.finish_warnings();
+    run
+}
+
+fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     if !settings.check {
-        publish::remove_leftovers(temp_dirs(settings), &mut report)?;
+        publish::remove_leftovers(temp_dirs(settings), report)?;
     }
-    let mut decider = Decider::new(&settings.decide, &mut report)?;
+    let mut decider = Decider::new(&settings.decide, report)?;
     // Without heads there are no alternates to check, so the URLs can go straight into the
     // sitemap.
     let mut collector = Collector::new(&settings.sitemap, settings.decide.read_html)?;
     let mut collected: u64 = 0;
-    walk::visit(&settings.walk, &mut report, |page, report| {
+    walk::visit(&settings.walk, report, |page, report| {
         if let Some(entry) = decider.decide(page, report)? {
             collector.push(entry)?;
             collected += 1;
@@ -43,12 +50,13 @@ pub fn run(settings: &Settings) -> Result<()> {
         }
         Ok(())
     })?;
+    decider.finish(report)?;
     if collected == 0 {
         bail!(
-            "no pages in {} ({} excluded); an empty sitemap is not valid\n\
+            "no pages in {} ({} left out); an empty sitemap is not valid\n\
              hint: check DIR and --include, or run with -v to see what was left out",
             settings.walk.root.display(),
-            report::count(report.excluded_count(), "file")
+            report::count(report.left_out_count(), "file")
         );
     }
 
@@ -66,7 +74,7 @@ pub fn run(settings: &Settings) -> Result<()> {
     if let (Some(stop), false) = (&churn_stop, settings.check) {
         bail!("{stop}");
     }
-    let done = collector.finish(&settings.sitemap, &mut report)?;
+    let done = collector.finish(&settings.sitemap, report)?;
     let shards = done.len();
     let outputs = sitemap::arrange(&settings.sitemap, done)?;
     let Destination::File(files) = &settings.sitemap.destination else {
@@ -79,15 +87,15 @@ pub fn run(settings: &Settings) -> Result<()> {
     };
     let format = settings.sitemap.format;
     // robots.txt is read now, so that one that cannot be taken stops the run unchanged.
-    let robots = publish::plan_robots(&settings.publish, files, format, shards, &mut report)?;
+    let robots = publish::plan_robots(&settings.publish, files, format, shards, report)?;
     if settings.check {
-        return check::compare(files, outputs, shards, robots, churn_stop, &mut report);
+        return check::compare(files, outputs, shards, robots, churn_stop, report);
     }
     let wrote_robots = robots.is_some();
     let state = settings.decide.lastmod.state.as_ref();
     let state = state.zip(decider.into_records());
-    publish::commit(files, (format, shards), outputs, state, robots, &mut report)?;
-    let place = place(files, format, shards, wrote_robots, &mut report);
+    publish::commit(files, (format, shards), outputs, state, robots, report)?;
+    let place = place(files, format, shards, wrote_robots, report);
     report.summary(collected, &place, churn);
     Ok(())
 }

@@ -131,6 +131,21 @@ fn strict_path(path: &str) -> String {
     strict
 }
 
+/// A URL path as a page writes it (`/docs/caf%c3%a9`), in the one form sitemapgen writes
+/// paths in: each segment percent-decoded to its bytes and encoded again byte for byte, as
+/// file names are. A static server finds the same file for `%7Ew`, `%7ew` and `~w`, for
+/// `y%281%29` and `y(1)`; so do these forms (RFC 3986 §6.2.2 and more: escaped
+/// sub-delimiters are decoded too). An escaped `/` stays escaped.
+pub fn normal_path(path: &str) -> String {
+    encode_segments(
+        path.split('/')
+            .map(|segment| percent_encoding::percent_decode_str(segment).collect::<Vec<u8>>())
+            .collect::<Vec<_>>()
+            .iter()
+            .map(Vec::as_slice),
+    )
+}
+
 /// How file paths become URL paths.
 #[derive(Debug, Clone, Copy)]
 pub struct Mapping {
@@ -142,9 +157,6 @@ pub struct Mapping {
 #[derive(Debug, PartialEq, Eq)]
 pub struct PagePath {
     pub path: String,
-    /// Depth of the directory whose other entries could map to the same URL: two pages can
-    /// collide only if they share this directory (see `Dedup`).
-    pub collision_depth: usize,
 }
 
 impl Mapping {
@@ -153,16 +165,10 @@ impl Mapping {
         let mut segments: Vec<&[u8]> = rel.iter().map(|s| s.as_bytes()).collect();
         let name = segments.pop().expect("a page path has a file name");
         let dir_depth = segments.len();
-        let mut collision_depth = dir_depth;
         let mut path = encode_segments(segments.iter().copied());
         if html::index_rank(name).is_some() {
-            if dir_depth > 0 {
-                if self.trailing_slash {
-                    path.push('/');
-                } else {
-                    // `docs/index.html` became `docs`, a name in the parent directory.
-                    collision_depth -= 1;
-                }
+            if dir_depth > 0 && self.trailing_slash {
+                path.push('/');
             }
         } else {
             if dir_depth > 0 {
@@ -174,10 +180,7 @@ impl Mapping {
             };
             path.extend(encode_segment(name));
         }
-        PagePath {
-            path,
-            collision_depth,
-        }
+        PagePath { path }
     }
 }
 
@@ -203,9 +206,12 @@ fn encode_segment(bytes: &[u8]) -> PercentEncode<'_> {
     percent_encode(bytes, SEGMENT)
 }
 
-/// Two files that map to the same URL keep only the first. Pages arrive in walk order
-/// (depth first, names sorted), and two pages can only collide when they share the directory
-/// at `PagePath::collision_depth`, so only the directories on the current path are remembered.
+/// Two files that map to the same URL keep only the first. Two URL paths can only be the
+/// same if they share their substance (`html::url_substance`: `docs/`, `docs.html` and
+/// `docs/index.html` are all `docs`), and the files behind one substance sit in its parent
+/// directory or below it. Pages arrive in walk order (depth first, names sorted), so only the
+/// directories on the current path are remembered, each with the URL paths of its
+/// substances.
 #[derive(Debug, Default)]
 pub struct Dedup {
     current_dir: PathBuf,
@@ -214,8 +220,9 @@ pub struct Dedup {
 }
 
 impl Dedup {
-    /// Records `page` for `rel`; returns the earlier file if the URL is already taken.
-    pub fn claim(&mut self, rel: &Path, page: &PagePath) -> Option<PathBuf> {
+    /// Records URL path `path` (relative to the base URL) for the page at `rel`; returns the
+    /// earlier file if the URL is already taken.
+    pub fn claim(&mut self, rel: &Path, path: &str) -> Option<PathBuf> {
         let dir = rel.parent().unwrap_or(Path::new(""));
         // Most pages share the previous page's directory: compare bytes before components.
         if dir.as_os_str() != self.current_dir.as_os_str() {
@@ -231,11 +238,13 @@ impl Dedup {
         } else if self.levels.is_empty() {
             self.levels.push(HashMap::new());
         }
-        let seen = &mut self.levels[page.collision_depth];
-        match seen.get(&page.path) {
+        let level = html::url_substance(path).matches('/').count();
+        let deepest = self.levels.len() - 1;
+        let seen = &mut self.levels[level.min(deepest)];
+        match seen.get(path) {
             Some(first) => Some(first.clone()),
             None => {
-                seen.insert(page.path.clone(), rel.to_path_buf());
+                seen.insert(path.to_string(), rel.to_path_buf());
                 None
             }
         }
@@ -327,13 +336,29 @@ mod tests {
     }
 
     #[test]
+    fn normal_paths_are_written_as_file_names_are() {
+        for (written, normal) in [
+            ("/docs/caf%c3%a9.html", "/docs/caf%C3%A9.html"),
+            ("/y%281%29.html", "/y(1).html"),
+            ("/%7Ew.html", "/~w.html"),
+            ("/%65.html", "/e.html"),
+            ("/a%2Fb/", "/a%2Fb/"),
+            ("/a b/|x|", "/a%20b/%7Cx%7C"),
+            ("/100%", "/100%25"),
+        ] {
+            assert_eq!(normal_path(written), normal, "{written}");
+        }
+    }
+
+    #[test]
     fn dedup_finds_a_page_and_a_directory_index_with_the_same_url() {
         let mapping = Mapping {
             clean_urls: true,
             trailing_slash: false,
         };
         let mut dedup = Dedup::default();
-        let mut claim = |rel: &str| dedup.claim(Path::new(rel), &mapping.page_path(Path::new(rel)));
+        let mut claim =
+            |rel: &str| dedup.claim(Path::new(rel), &mapping.page_path(Path::new(rel)).path);
         assert_eq!(claim("a/index.html"), None);
         assert_eq!(claim("a/x.html"), None);
         assert_eq!(claim("a-b/index.html"), None);

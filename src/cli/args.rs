@@ -86,6 +86,15 @@ pub struct Cli {
     #[arg(long)]
     pub no_trailing_slash: bool,
 
+    /// List each page at the URL computed from its path, even where its canonical URL
+    /// declares another form of it (by default the declared form is listed)
+    #[arg(long)]
+    pub computed_urls: bool,
+
+    /// List URLs that DIR/robots.txt disallows (by default they are left out)
+    #[arg(long)]
+    pub ignore_disallow: bool,
+
     /// Write <changefreq> on pages matching GLOB (repeatable; the last matching rule wins)
     #[arg(long, value_name = "GLOB=FREQ", value_parser = ours(parse_changefreq_rule))]
     pub changefreq: Vec<ValueRule>,

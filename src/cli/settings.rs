@@ -149,6 +149,10 @@ pub fn settings(cli: Cli) -> Result<Settings> {
                 trailing_slash: !cli.no_trailing_slash,
             },
             read_html: !cli.no_html,
+            computed_urls: cli.computed_urls,
+            // Crawlers read robots.txt only at the root of a host.
+            robots_txt: (!cli.ignore_disallow && base.is_host_root())
+                .then(|| dir.join("robots.txt")),
             changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
             priority: ValueRules::new(&cli.priority, "--priority")?,
             lastmod: lastmod::Settings {

@@ -1,24 +1,28 @@
-//! Deciding each page, in order: its URL, what its head says, whether another file already
-//! has its URL, its lastmod. A page becomes an `Entry`, or is left out with the reason
-//! reported.
+//! Deciding each page, in order: its URL, what its head says (and so the URL the site
+//! declares for it), whether robots.txt disallows it, whether another file already has its
+//! URL, its lastmod. A page becomes an `Entry`, or is left out with the reason reported.
 
 pub mod lastmod;
+pub mod robots;
 pub mod verdict;
 
+use std::collections::HashMap;
 use std::io;
 
 use anyhow::{Context, Result};
+use url::Url;
 
 use crate::entry::{Alternate, Entry};
 use crate::html;
-use crate::report::{LeftOut, Report};
+use crate::report::{Reason, Report, Warning};
 use crate::scan::head::Head;
 use crate::scan::{Scanner, Want};
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping};
 use crate::walk::Page;
 use crate::walk::rules::ValueRules;
 use lastmod::{Churn, Dater, state::Record};
-use verdict::Verdict;
+use robots::Disallow;
+use verdict::{Form, Verdict};
 
 /// How pages are decided.
 #[derive(Debug)]
@@ -27,6 +31,12 @@ pub struct Settings {
     pub mapping: Mapping,
     /// Read HTML pages' heads (noindex, redirects, canonical, hreflang).
     pub read_html: bool,
+    /// --computed-urls: list every page at the URL computed from its path, even when its
+    /// canonical URL declares another form of it.
+    pub computed_urls: bool,
+    /// DIR/robots.txt, whose disallowed URLs are left out (None with --ignore-disallow, or
+    /// when DIR is not the root of its host, so that crawlers never read it).
+    pub robots_txt: Option<std::path::PathBuf>,
     pub changefreq: ValueRules,
     pub priority: ValueRules,
     pub lastmod: lastmod::Settings,
@@ -34,43 +44,47 @@ pub struct Settings {
 
 pub struct Decider<'s> {
     settings: &'s Settings,
+    base: Url,
+    disallow: Option<Disallow>,
     dater: Dater<'s>,
     dedup: Dedup,
     scanner: Scanner,
+    /// Pages with a canonical URL, and for those outside the base URL, the base URL each
+    /// suggests: many of them mean the base URL is wrong.
+    canonicals: u64,
+    elsewhere: HashMap<String, u64>,
 }
 
 impl<'s> Decider<'s> {
     pub fn new(settings: &'s Settings, report: &mut Report) -> Result<Decider<'s>> {
+        let disallow = match &settings.robots_txt {
+            Some(path) => Disallow::read(path)?,
+            None => None,
+        };
         Ok(Decider {
             settings,
+            base: Url::parse(&settings.base.join("")).context("the base URL")?,
+            disallow,
             dater: Dater::new(&settings.lastmod, report)?,
             dedup: Dedup::default(),
             scanner: Scanner::default(),
+            canonicals: 0,
+            elsewhere: HashMap::new(),
         })
     }
 
     /// The page's entry, or None when it is left out (and reported).
     pub fn decide(&mut self, page: &Page, report: &mut Report) -> Result<Option<Entry>> {
         let settings = self.settings;
-        let page_path = settings.mapping.page_path(page.rel);
-        let loc = settings.base.join(&page_path.path);
-        if loc.len() >= MAX_LOC_LEN {
-            report.excluded(page.rel, "URL too long");
-            report.warn(
-                format!(
-                    "{}: its URL has {} characters, the limit is {}",
-                    page.rel.display(),
-                    loc.len(),
-                    MAX_LOC_LEN - 1
-                ),
-                "not listed",
-            )?;
+        let computed = settings.mapping.page_path(page.rel);
+        let loc = settings.base.join(&computed.path);
+        if too_long(page, &loc, report)? {
             return Ok(None);
         }
         // A page --state must digest is read once, whole, for its head as well.
         let want = Want {
             head: settings.read_html && html::is_page(page.rel),
-            digest: self.dater.digest_rules(page, &page_path.path),
+            digest: self.dater.digest_rules(page, &computed.path),
         };
         let scanned = match self.scanner.scan(page.path, want) {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
@@ -79,17 +93,33 @@ impl<'s> Decider<'s> {
             }
             scanned => scanned.with_context(|| format!("cannot read {}", page.path.display()))?,
         };
-        let alternates = match scanned.head {
-            None => Vec::new(),
-            Some(head) => match judge_head(page, &loc, head, report)? {
-                Some(alternates) => alternates,
+        let (alternates, path, loc) = match scanned.head {
+            None => (Vec::new(), computed.path.clone(), loc),
+            Some(head) => match self.judge_head(page, &loc, &computed.path, head, report)? {
+                Some((alternates, None)) => (alternates, computed.path.clone(), loc),
+                Some((alternates, Some(declared))) => {
+                    let loc = settings.base.join(&declared);
+                    if too_long(page, &loc, report)? {
+                        return Ok(None);
+                    }
+                    (alternates, declared, loc)
+                }
                 None => return Ok(None),
             },
         };
-        if let Some(first) = self.dedup.claim(page.rel, &page_path) {
-            report.excluded(page.rel, "duplicate URL");
+        if let Some(disallow) = &self.disallow {
+            let from_root = format!("{}{path}", self.base.path());
+            if disallow.blocks(&from_root) {
+                report.strict(format_args!("robots.txt disallows {loc}"))?;
+                report.left_out(page.rel, Reason::Robots, "robots.txt disallows its URL");
+                return Ok(None);
+            }
+        }
+        if let Some(first) = self.dedup.claim(page.rel, &path) {
+            report.left_out(page.rel, Reason::Duplicate, "duplicate URL");
             report.warn(
-                format!(
+                Warning::Duplicate,
+                format_args!(
                     "{} and {} both map to {loc}",
                     first.display(),
                     page.rel.display()
@@ -98,15 +128,129 @@ impl<'s> Decider<'s> {
             )?;
             return Ok(None);
         }
+        // The state knows a page by its computed path, whatever form is listed.
         Ok(Some(Entry {
             lastmod: self
                 .dater
-                .date(page, &page_path.path, scanned.digest, report)?,
+                .date(page, &computed.path, scanned.digest, report)?,
             changefreq: settings.changefreq.value(page.candidate).map(String::from),
             priority: settings.priority.value(page.candidate).map(String::from),
             alternates,
             loc,
         }))
+    }
+
+    /// What the page's head lets it be: listed (with its alternates and the URL path its
+    /// canonical URL declares, if another form of its own) or not (None, reported).
+    fn judge_head(
+        &mut self,
+        page: &Page,
+        loc: &str,
+        path: &str,
+        head: Head,
+        report: &mut Report,
+    ) -> Result<Option<(Vec<Alternate>, Option<String>)>> {
+        let url = Url::parse(loc).context("a loc is a URL")?;
+        self.canonicals += u64::from(!head.canonicals.is_empty());
+        let (verdict, ignored) = verdict::judge(head, &url, &self.base);
+        for what in ignored {
+            report.warn(
+                Warning::HeadIgnored,
+                format_args!("{}: {what}", page.rel.display()),
+                "ignored",
+            )?;
+        }
+        let (alternates, form) = match verdict {
+            Verdict::Noindex => {
+                report.left_out(page.rel, Reason::Noindex, "marked noindex");
+                return Ok(None);
+            }
+            Verdict::Redirect(to) => {
+                report.left_out(
+                    page.rel,
+                    Reason::Redirect,
+                    format_args!("a redirect to {to}"),
+                );
+                return Ok(None);
+            }
+            Verdict::Canonical(to) => {
+                report.left_out(
+                    page.rel,
+                    Reason::Canonical,
+                    format_args!("its canonical URL is {to}"),
+                );
+                return Ok(None);
+            }
+            Verdict::Elsewhere(to) => {
+                if let Some(base) = suggested_base(&to, path) {
+                    *self.elsewhere.entry(base).or_default() += 1;
+                }
+                report.left_out(
+                    page.rel,
+                    Reason::Elsewhere,
+                    format_args!("its canonical URL {to} is outside the base URL"),
+                );
+                report.warn(
+                    Warning::CanonicalElsewhere,
+                    format_args!(
+                        "{}: its canonical URL {to} is outside the base URL {}",
+                        page.rel.display(),
+                        self.base
+                    ),
+                    "not listed",
+                )?;
+                return Ok(None);
+            }
+            Verdict::Keep { alternates, form } => (alternates, form),
+        };
+        match form {
+            Form::Computed => Ok(Some((alternates, None))),
+            Form::Declared(_) if self.settings.computed_urls => Ok(Some((alternates, None))),
+            Form::Declared(declared) => {
+                report.detail(format_args!(
+                    "{}: listed as {}, the form its canonical URL declares",
+                    page.rel.display(),
+                    self.settings.base.join(&declared)
+                ));
+                Ok(Some((alternates, Some(declared))))
+            }
+            Form::OtherHost(canonical) => {
+                report.warn(
+                    Warning::CanonicalHost,
+                    format_args!(
+                        "{}: its canonical URL {canonical} has another host or scheme than \
+                         {loc} (the base URL disagrees with the site)",
+                        page.rel.display()
+                    ),
+                    "listed as computed",
+                )?;
+                Ok(Some((alternates, None)))
+            }
+        }
+    }
+
+    /// Says, when most pages name canonical URLs outside the base URL, that the base URL is
+    /// probably wrong, and which one the pages suggest.
+    pub fn finish(&self, report: &mut Report) -> Result<()> {
+        let elsewhere: u64 = self.elsewhere.values().sum();
+        let most = self
+            .elsewhere
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)));
+        let Some((suggested, _)) =
+            most.filter(|_| elsewhere >= 2 && elsewhere * 2 > self.canonicals)
+        else {
+            return Ok(());
+        };
+        report.warn(
+            Warning::Run,
+            format_args!(
+                "{elsewhere} of the {} pages with a canonical URL name one outside the base \
+                 URL {}, most under {suggested}: the base URL is probably wrong",
+                self.canonicals, self.base
+            ),
+            &format!("those pages are not listed\nhint: -b {suggested}"),
+        )
     }
 
     /// The churn against the state, once every page is decided; None without --state.
@@ -120,12 +264,32 @@ impl<'s> Decider<'s> {
     }
 }
 
+/// Whether `loc` is over the protocol's limit (then reported).
+fn too_long(page: &Page, loc: &str, report: &mut Report) -> Result<bool> {
+    if loc.len() < MAX_LOC_LEN {
+        return Ok(false);
+    }
+    report.left_out(page.rel, Reason::TooLong, "URL too long");
+    report.warn(
+        Warning::TooLong,
+        format_args!(
+            "{}: its URL has {} characters, the limit is {}",
+            page.rel.display(),
+            loc.len(),
+            MAX_LOC_LEN - 1
+        ),
+        "not listed",
+    )?;
+    Ok(true)
+}
+
 /// A page gone between its stat and its read: the site changed under the run. Like a page
 /// gone before its stat (`walk`), a warning, and the page is not listed.
 fn vanished(page: &Page, report: &mut Report) -> Result<()> {
-    report.excluded(page.rel, "gone");
+    report.left_out(page.rel, Reason::Unusable, "gone");
     report.warn(
-        format!(
+        Warning::Unusable,
+        format_args!(
             "{} vanished while the site was being read",
             page.rel.display()
         ),
@@ -133,46 +297,23 @@ fn vanished(page: &Page, report: &mut Report) -> Result<()> {
     )
 }
 
-/// The page's alternates if its head lets it be listed; None (reported) if not.
-fn judge_head(
-    page: &Page,
-    loc: &str,
-    head: Head,
-    report: &mut Report,
-) -> Result<Option<Vec<Alternate>>> {
-    let url = url::Url::parse(loc).expect("a loc is a URL");
-    let (verdict, ignored) = verdict::judge(head, &url);
-    for what in ignored {
-        report.warn(format!("{}: {what}", page.rel.display()), "ignored")?;
+/// The base URL a canonical URL suggests for the page at URL path `path` (relative to the
+/// base URL): the canonical URL less the page's path, when it ends with it.
+fn suggested_base(canonical: &Url, path: &str) -> Option<String> {
+    let canonical_path = crate::url::normal_path(canonical.path());
+    let page = html::url_substance(path);
+    let mut prefix = html::url_substance(&canonical_path)
+        .strip_suffix(page)?
+        .to_string();
+    if page.is_empty() {
+        prefix.push('/');
     }
-    match verdict {
-        Verdict::Noindex => report.left_out(page.rel, LeftOut::Noindex, "marked noindex"),
-        Verdict::Redirect(to) => report.left_out(
-            page.rel,
-            LeftOut::Redirect,
-            format_args!("a redirect to {to}"),
-        ),
-        Verdict::Canonical(to) => report.left_out(
-            page.rel,
-            LeftOut::Canonical,
-            format_args!("its canonical URL is {to}"),
-        ),
-        Verdict::Keep {
-            alternates,
-            canonical_form,
-        } => {
-            if let Some(canonical) = canonical_form {
-                report.warn(
-                    format!(
-                        "{}: its canonical URL {canonical} differs from {loc} only in form \
-                         (the base URL or the slash options disagree with the site)",
-                        page.rel.display()
-                    ),
-                    "listed as computed",
-                )?;
-            }
-            return Ok(Some(alternates));
-        }
+    if !prefix.ends_with('/') {
+        return None;
     }
-    Ok(None)
+    let mut base = canonical.clone();
+    base.set_path(&prefix);
+    base.set_query(None);
+    base.set_fragment(None);
+    Some(base.into())
 }

@@ -1,31 +1,50 @@
-//! What a page's head means for its URL: left out (noindex, a redirect stub, another page's
-//! duplicate), or listed with its alternates resolved.
+//! What a page's head means for its URL: left out (noindex, a redirect stub, a duplicate of
+//! another page, a page whose canonical URL lies elsewhere), or listed, at the URL the site
+//! declares for it, with its alternates resolved.
+//!
+//! URLs are compared after RFC 3986 §6.2.2 normalisation (host in lower case, escapes in
+//! upper case, escaped unreserved characters decoded), so `caf%c3%a9.html` is the page
+//! `caf%C3%A9.html`, and `%7Ew.html` the page `~w.html`.
 
 use url::Url;
 
 use crate::entry::Alternate;
 use crate::html;
 use crate::scan::head::Head;
+use crate::url::normal_path;
 
 /// What a page's head means for its URL.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Listed, with its alternates resolved to absolute URLs. `canonical_form` is a canonical
-    /// URL that differs from the page's own only in form (scheme, host, trailing slash,
-    /// `.html`): the base URL or the slash options disagree with the site.
+    /// Listed, with its alternates resolved to absolute URLs.
     Keep {
         alternates: Vec<Alternate>,
-        canonical_form: Option<String>,
+        form: Form,
     },
     Noindex,
     Redirect(String),
-    /// Another page is the canonical one.
+    /// Another page of the site is the canonical one.
     Canonical(String),
+    /// The canonical URL is another page outside the base URL (another host, scheme or path
+    /// prefix).
+    Elsewhere(Url),
 }
 
-/// Judges the head of the page whose URL is `page`; the second value lists what in the head
-/// was unusable and ignored.
-pub fn judge(head: Head, page: &Url) -> (Verdict, Vec<String>) {
+/// The URL a listed page declares for itself.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Its own URL as computed, or none declared.
+    Computed,
+    /// Its own URL in another form (`/docs/intro` for `/docs/intro/`, `/index.html` for
+    /// `/`): the path, relative to the base URL, to list it at.
+    Declared(String),
+    /// Its own URL's path on another host or scheme: the base URL and the site disagree.
+    OtherHost(Url),
+}
+
+/// Judges the head of the page whose URL is `page`, in the sitemap of `base`; the second
+/// value lists what in the head was unusable and ignored.
+pub fn judge(head: Head, page: &Url, base: &Url) -> (Verdict, Vec<String>) {
     let mut ignored = Vec::new();
     let mut resolve = |what: &str, href: &str| match page.join(href) {
         Ok(url) if matches!(url.scheme(), "http" | "https") => Some(url),
@@ -34,24 +53,39 @@ pub fn judge(head: Head, page: &Url) -> (Verdict, Vec<String>) {
             None
         }
     };
-    if head.noindex {
-        return (Verdict::Noindex, ignored);
-    }
+    // A redirect stub that is noindex too (Hugo's aliases, jekyll-redirect-from) is a
+    // redirect for the summary.
     if let Some(target) = &head.redirect {
         let target = resolve("the refresh target", target).map_or(target.clone(), String::from);
         return (Verdict::Redirect(target), ignored);
     }
-    let mut canonical_form = None;
-    if let Some(canonical) = head
-        .canonical
-        .as_deref()
-        .and_then(|href| resolve("the canonical URL", href))
-        && canonical.as_str() != page.as_str()
-    {
-        if !same_in_substance(&canonical, page) {
-            return (Verdict::Canonical(canonical.to_string()), ignored);
+    if head.noindex {
+        return (Verdict::Noindex, ignored);
+    }
+    let mut canonicals: Vec<Url> = Vec::new();
+    for href in &head.canonicals {
+        if let Some(url) = resolve("the canonical URL", href)
+            && !canonicals.iter().any(|seen| normal(seen) == normal(&url))
+        {
+            canonicals.push(url);
         }
-        canonical_form = Some(canonical.to_string());
+    }
+    let (mut form, mut conflict) = (Form::Computed, None);
+    match canonicals.as_slice() {
+        [] => {}
+        [canonical] => match place(canonical, page, base) {
+            Place::Itself => {}
+            Place::Declared(path) => form = Form::Declared(path),
+            Place::OtherHost => form = Form::OtherHost(canonical.clone()),
+            Place::OtherPage => return (Verdict::Canonical(canonical.to_string()), ignored),
+            Place::Elsewhere => return (Verdict::Elsewhere(canonical.clone()), ignored),
+        },
+        // Google takes none of several that disagree; so does the sitemap.
+        [first, second, ..] => {
+            conflict = Some(format!(
+                "its canonical URLs {first} and {second} conflict, so neither counts"
+            ))
+        }
     }
     let mut resolved = Vec::new();
     for Alternate { lang, href } in head.alternates {
@@ -62,6 +96,7 @@ pub fn judge(head: Head, page: &Url) -> (Verdict, Vec<String>) {
             });
         }
     }
+    ignored.extend(conflict);
     let (resolved, bad): (Vec<_>, Vec<_>) = resolved
         .into_iter()
         .partition(|alternate| is_hreflang(&alternate.lang));
@@ -85,25 +120,56 @@ pub fn judge(head: Head, page: &Url) -> (Verdict, Vec<String>) {
             None => alternates.push(alternate),
         }
     }
-    (
-        Verdict::Keep {
-            alternates,
-            canonical_form,
-        },
-        ignored,
-    )
+    (Verdict::Keep { alternates, form }, ignored)
 }
 
-/// Whether two URLs name the same page but for scheme, host, a trailing slash, an index
-/// file or an `.html` extension.
-fn same_in_substance(a: &Url, b: &Url) -> bool {
-    let substance = |url: &Url| {
-        (
-            html::url_substance(url.path()).to_string(),
-            url.query().map(String::from),
-        )
-    };
-    substance(a) == substance(b)
+/// Where a canonical URL points, seen from the page at `page` in the sitemap of `base`.
+enum Place {
+    Itself,
+    /// This page in another form, under the base URL: the normal path relative to it.
+    Declared(String),
+    /// This page's path on another host or scheme.
+    OtherHost,
+    /// Another page under the base URL.
+    OtherPage,
+    /// Another page outside the base URL.
+    Elsewhere,
+}
+
+fn place(canonical: &Url, page: &Url, base: &Url) -> Place {
+    let (canonical_path, page_path) = (normal_path(canonical.path()), normal_path(page.path()));
+    let same_query = canonical.query() == page.query();
+    if origin(canonical) == origin(page) && same_query {
+        if canonical_path == page_path {
+            return Place::Itself;
+        }
+        let base_path = normal_path(base.path());
+        let same_page = html::url_substance(&canonical_path) == html::url_substance(&page_path);
+        return match canonical_path.strip_prefix(&base_path) {
+            Some(relative) if same_page => Place::Declared(relative.to_string()),
+            Some(_) => Place::OtherPage,
+            None => Place::Elsewhere,
+        };
+    }
+    let same_page = html::url_substance(&canonical_path) == html::url_substance(&page_path);
+    if same_page && same_query {
+        Place::OtherHost
+    } else {
+        Place::Elsewhere
+    }
+}
+
+/// Scheme, host and port, as the URL parser normalised them.
+fn origin(url: &Url) -> (&str, Option<&str>, Option<u16>) {
+    (url.scheme(), url.host_str(), url.port_or_known_default())
+}
+
+/// A URL after RFC 3986 §6.2.2 normalisation, to compare two.
+fn normal(url: &Url) -> String {
+    let mut normal = url.clone();
+    normal.set_path(&normal_path(url.path()));
+    normal.set_fragment(None);
+    normal.into()
 }
 
 /// `en`, `en-GB`, `zh-Hant-TW`, `x-default`: letters, digits and hyphens.
@@ -129,27 +195,42 @@ mod tests {
         }
     }
 
-    fn verdict(html: &str) -> (Verdict, Vec<String>) {
+    fn verdict_at(html: &str, page: &str) -> (Verdict, Vec<String>) {
         judge(
             head(html),
-            &Url::parse("https://example.com/docs/a/").unwrap(),
+            &Url::parse(page).unwrap(),
+            &Url::parse("https://example.com/docs/").unwrap(),
         )
     }
 
-    #[test]
-    fn verdicts() {
-        let keep = |alternates: Vec<(&str, &str)>, form: Option<&str>| Verdict::Keep {
+    fn verdict(html: &str) -> (Verdict, Vec<String>) {
+        verdict_at(html, "https://example.com/docs/a/")
+    }
+
+    fn keep(alternates: Vec<(&str, &str)>, form: Form) -> Verdict {
+        Verdict::Keep {
             alternates: alternates
                 .into_iter()
                 .map(|(l, h)| alternate(l, h))
                 .collect(),
-            canonical_form: form.map(String::from),
-        };
+            form,
+        }
+    }
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).unwrap()
+    }
+
+    #[test]
+    fn verdicts() {
         let cases = [
-            ("<link rel=canonical href=/docs/a/>", keep(vec![], None)),
             (
-                "<link rel=canonical href=https://example.com/docs/a/>",
-                keep(vec![], None),
+                "<link rel=canonical href=/docs/a/>",
+                keep(vec![], Form::Computed),
+            ),
+            (
+                "<link rel=canonical href=https://EXAMPLE.com/docs/a/#top>",
+                keep(vec![], Form::Computed),
             ),
             (
                 "<link rel=canonical href=/docs/b/>",
@@ -157,11 +238,26 @@ mod tests {
             ),
             (
                 "<link rel=canonical href=http://www.example.com/docs/a>",
-                keep(vec![], Some("http://www.example.com/docs/a")),
+                keep(
+                    vec![],
+                    Form::OtherHost(url("http://www.example.com/docs/a")),
+                ),
             ),
             (
                 "<link rel=canonical href=../a.html>",
-                keep(vec![], Some("https://example.com/docs/a.html")),
+                keep(vec![], Form::Declared("a.html".into())),
+            ),
+            (
+                "<link rel=canonical href=/docs/a/index.html>",
+                keep(vec![], Form::Declared("a/index.html".into())),
+            ),
+            (
+                "<link rel=canonical href=/blog/a/>",
+                Verdict::Elsewhere(url("https://example.com/blog/a/")),
+            ),
+            (
+                "<link rel=canonical href=https://mirror.example.org/x/>",
+                Verdict::Elsewhere(url("https://mirror.example.org/x/")),
             ),
             (
                 "<meta http-equiv=refresh content='0;url=../b/'>",
@@ -172,13 +268,17 @@ mod tests {
                 Verdict::Noindex,
             ),
             (
+                "<meta name=robots content=noindex><meta http-equiv=refresh content='0;url=/x'>",
+                Verdict::Redirect("https://example.com/x".into()),
+            ),
+            (
                 "<link rel=alternate hreflang=de href=../../de/a/><link rel=alternate hreflang=x-default href=.>",
                 keep(
                     vec![
                         ("de", "https://example.com/de/a/"),
                         ("x-default", "https://example.com/docs/a/"),
                     ],
-                    None,
+                    Form::Computed,
                 ),
             ),
         ];
@@ -188,8 +288,47 @@ mod tests {
         let (kept, ignored) = verdict(
             "<link rel=alternate hreflang='e n' href=/x><link rel=alternate hreflang=fr href='mailto:a@b'>",
         );
-        assert_eq!(kept, keep(vec![], None));
+        assert_eq!(kept, keep(vec![], Form::Computed));
         assert_eq!(ignored.len(), 2, "{ignored:?}");
+    }
+
+    #[test]
+    fn a_canonical_url_in_another_spelling_is_the_page_itself() {
+        for (page, canonical) in [
+            ("https://example.com/docs/caf%C3%A9.html", "caf%c3%a9.html"),
+            ("https://example.com/docs/y(1).html", "y%281%29.html"),
+            ("https://example.com/docs/~w.html", "%7Ew.html"),
+            ("https://example.com/docs/e.html", "%65.html"),
+        ] {
+            let html = format!("<link rel=canonical href='{canonical}'>");
+            let (verdict, _) = verdict_at(&html, page);
+            assert!(
+                matches!(
+                    verdict,
+                    Verdict::Keep {
+                        form: Form::Computed,
+                        ..
+                    }
+                ),
+                "{canonical} for {page}: {verdict:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn conflicting_canonical_urls_count_for_none() {
+        let (kept, ignored) =
+            verdict("<link rel=canonical href=/docs/b/><link rel=canonical href=/docs/c/>");
+        assert_eq!(kept, keep(vec![], Form::Computed));
+        assert!(ignored[0].contains("conflict"), "{ignored:?}");
+        // The same URL twice is no conflict.
+        let (other, ignored) =
+            verdict("<link rel=canonical href=/docs/b/><link rel=canonical href=/docs/b/>");
+        assert_eq!(
+            other,
+            Verdict::Canonical("https://example.com/docs/b/".into())
+        );
+        assert!(ignored.is_empty());
     }
 
     #[test]

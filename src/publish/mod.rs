@@ -15,7 +15,7 @@ use crate::decide::lastmod::StateSettings;
 use crate::decide::lastmod::state::{self, Record};
 use crate::error::UsageError;
 use crate::outputs::{self, Files, Format};
-use crate::report::Report;
+use crate::report::{Report, Warning};
 use crate::url::{BaseUrl, encode_path};
 
 /// How the run's files are published.
@@ -40,6 +40,7 @@ pub fn plan_robots(
     };
     if !settings.base.is_host_root() {
         report.warn(
+            Warning::Run,
             format!(
                 "crawlers read robots.txt only at the root of a host, and DIR/robots.txt is \
                  served at {}robots.txt",
@@ -145,6 +146,7 @@ fn remove_stale(files: &Files, format: Format, shards: usize, report: &mut Repor
     if format == Format::Txt && shards > 1 {
         match std::fs::symlink_metadata(&files.path) {
             Ok(meta) if meta.is_symlink() => report.warn(
+                Warning::Run,
                 format!(
                     "{} is a symlink, and a split text sitemap has no file of that name",
                     files.path.display()
@@ -160,6 +162,7 @@ fn remove_stale(files: &Files, format: Format, shards: usize, report: &mut Repor
     for path in stale {
         if let Err(err) = std::fs::remove_file(&path) {
             report.warn(
+                Warning::Run,
                 format!("cannot remove {}: {err}", path.display()),
                 "an unused sitemap file of an earlier run stays",
             )?;

@@ -3,19 +3,15 @@
 //! robots.txt is read before anything is published, so a robots.txt that cannot be taken
 //! stops the run with nothing changed; the new one is published last.
 
-use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use percent_encoding::percent_decode_str;
-use rustix::fs::{FileType, Mode, OFlags};
 
 use crate::atomic::{Beside, Sink, Written};
+use crate::decide::robots::{self, Use};
 use crate::outputs::Files;
-
-/// RFC 9309 asks crawlers to read at least 500 KiB of a robots.txt, and no more need be.
-pub const MAX_BYTES: u64 = 500 * 1024;
 
 /// What robots.txt must become for the sitemap's public URLs.
 pub struct Plan {
@@ -31,7 +27,7 @@ impl Plan {
     /// created allowing everything.
     pub fn new(root: &Path, urls: &[String], files: &Files) -> Result<Plan> {
         let path = root.join("robots.txt");
-        let old = read(&path)?;
+        let old = robots::read(&path, Use::Rewrite)?;
         let new = rewrite(old.as_deref(), urls, files);
         let new = (old.as_deref() != Some(new.as_slice())).then_some(new);
         Ok(Plan { path, new })
@@ -47,46 +43,6 @@ impl Plan {
         sink.write_all(new).with_context(context)?;
         Ok(Some(sink.finish().with_context(context)?))
     }
-}
-
-/// DIR/robots.txt as it is (None if absent): only a regular file, never through a symlink
-/// (its target would be published as the site's robots.txt), at most `MAX_BYTES`.
-fn read(path: &Path) -> Result<Option<Vec<u8>>> {
-    let refuse = |why: &str| -> Result<Option<Vec<u8>>> {
-        bail!(
-            "{} {why}; --robots reads and rewrites only a regular robots.txt inside DIR\n\
-             hint: replace it with a regular file, or drop --robots",
-            path.display()
-        )
-    };
-    // Non-blocking, so that a FIFO cannot hang the run before it is seen for what it is.
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::NOENT) => return Ok(None),
-        Err(rustix::io::Errno::LOOP) => return refuse("is a symlink"),
-        Err(err) => {
-            return Err(io::Error::from(err))
-                .with_context(|| format!("cannot read {}", path.display()));
-        }
-    };
-    let stat = rustix::fs::fstat(&fd).with_context(|| format!("cannot read {}", path.display()))?;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
-        return refuse("is not a regular file");
-    }
-    let mut old = Vec::new();
-    File::from(fd)
-        .take(MAX_BYTES + 1)
-        .read_to_end(&mut old)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    if old.len() as u64 > MAX_BYTES {
-        bail!(
-            "{} is larger than 500 KiB, more than crawlers read of it (RFC 9309)\n\
-             hint: shorten it, or drop --robots",
-            path.display()
-        );
-    }
-    Ok(Some(old))
 }
 
 fn rewrite(old: Option<&[u8]>, urls: &[String], files: &Files) -> Vec<u8> {

@@ -1,14 +1,15 @@
-//! What a page's `<head>` says: noindex, a redirect, a canonical URL, hreflang alternates,
-//! as written (`decide::verdict` judges them). Only the head is read, with html5gum, a
-//! tokenizer that follows the WHATWG rules (entities decoded, names lower-cased, broken
-//! markup tolerated).
+//! What a page's `<head>` says: noindex, a redirect, canonical URLs, hreflang alternates,
+//! as written (`decide::verdict` judges them). Only the head is read: up to `</head>`, the
+//! body, or any start tag that cannot be in a head. A `<noscript>` in the head is read as
+//! markup (a redirect stub may hide its refresh there); a `<template>` is inert.
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use html5gum::{DefaultEmitter, IoReader, Readable, Reader, Token, Tokenizer};
+use html5gum::{IoReader, Readable, Reader};
 
+use super::tokens::{self, Events, Flow, Tag};
 use crate::entry::Alternate;
 
 /// Bytes read from a page at most: a head is over long before, unless a page has none.
@@ -23,8 +24,8 @@ pub struct Head {
     pub noindex: bool,
     /// The target of a `<meta http-equiv="refresh">` redirect, as written.
     pub redirect: Option<String>,
-    /// `<link rel="canonical" href>`, as written.
-    pub canonical: Option<String>,
+    /// Every `<link rel="canonical" href>`, as written, in order.
+    pub canonicals: Vec<String>,
     /// `<link rel="alternate" hreflang href>`, as written.
     pub alternates: Vec<Alternate>,
 }
@@ -55,40 +56,68 @@ pub fn parse(page: &[u8]) -> Head {
 }
 
 fn scan<'a, R: Readable<'a>>(input: R) -> Result<Head, <R::Reader as Reader>::Error> {
-    let mut emitter = DefaultEmitter::default();
-    // Script, style and title bodies are text, not tags, as a browser reads them.
-    emitter.naively_switch_states(true);
-    let tokens = Tokenizer::new_with_emitter(input, emitter);
-    let mut head = Head::default();
-    // A template's content is inert: not part of the head, and no end of it either.
-    let mut templates = 0usize;
-    for token in tokens {
-        match token? {
-            Token::StartTag(tag) if tag.name.as_slice() == b"template" => templates += 1,
-            Token::EndTag(tag) if tag.name.as_slice() == b"template" => {
-                templates = templates.saturating_sub(1)
-            }
-            _ if templates > 0 => {}
-            Token::StartTag(tag) => {
-                let attr = |name: &str| {
-                    tag.attributes
-                        .get(name.as_bytes())
-                        .map(|value| String::from_utf8_lossy(&value.value).trim().to_string())
-                };
-                match tag.name.as_slice() {
-                    b"meta" => {
-                        read_meta(&mut head, attr("name"), attr("http-equiv"), attr("content"))
-                    }
-                    b"link" => read_link(&mut head, attr("rel"), attr("hreflang"), attr("href")),
-                    name if HEAD_ELEMENTS.contains(&name) => {}
-                    _ => break,
-                }
-            }
-            Token::EndTag(tag) if tag.name.as_slice() == b"head" => break,
+    let mut reader = HeadReader::default();
+    tokens::read(input, &mut reader)?;
+    Ok(reader.head)
+}
+
+#[derive(Default)]
+struct HeadReader {
+    head: Head,
+    /// Depth in `<template>`s, whose content is inert.
+    templates: usize,
+}
+
+impl Events for HeadReader {
+    fn wants_attributes(&mut self, name: &[u8]) -> bool {
+        self.templates == 0 && matches!(name, b"meta" | b"link")
+    }
+
+    fn start(&mut self, tag: &Tag) -> Flow {
+        if tag.name == b"template" {
+            self.templates += 1;
+            return Flow::Continue;
+        }
+        if self.templates > 0 {
+            return Flow::Continue;
+        }
+        let attribute = |name: &str| {
+            tag.attribute(name.as_bytes())
+                .map(|value| String::from_utf8_lossy(value).trim().to_string())
+        };
+        match tag.name {
+            b"meta" => read_meta(
+                &mut self.head,
+                attribute("name"),
+                attribute("http-equiv"),
+                attribute("content"),
+            ),
+            b"link" => read_link(
+                &mut self.head,
+                attribute("rel"),
+                attribute("hreflang"),
+                attribute("href"),
+            ),
+            name if HEAD_ELEMENTS.contains(&name) => {}
+            _ => return Flow::Stop,
+        }
+        Flow::Continue
+    }
+
+    fn end(&mut self, name: &[u8]) -> Flow {
+        match name {
+            b"template" => self.templates = self.templates.saturating_sub(1),
+            b"head" if self.templates == 0 => return Flow::Stop,
             _ => {}
         }
+        Flow::Continue
     }
-    Ok(head)
+
+    fn text(&mut self, _: &[u8]) {}
+
+    fn noscript_is_markup(&mut self) -> bool {
+        true
+    }
 }
 
 fn read_meta(
@@ -147,8 +176,8 @@ fn read_link(head: &mut Head, rel: Option<String>, hreflang: Option<String>, hre
         rel.split_ascii_whitespace()
             .any(|r| r.eq_ignore_ascii_case(word))
     };
-    if has("canonical") && head.canonical.is_none() {
-        head.canonical = Some(href);
+    if has("canonical") {
+        head.canonicals.push(href);
     } else if has("alternate")
         && let Some(lang) = hreflang.filter(|lang| !lang.is_empty())
     {
@@ -222,7 +251,7 @@ mod tests {
              <link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\">\
              </head><body><link rel=\"alternate\" hreflang=\"fr\" href=\"/fr/a/\">",
         );
-        assert_eq!(page.canonical.as_deref(), Some("/a/"));
+        assert_eq!(page.canonicals, ["/a/"]);
         let alternate = |lang: &str, href: &str| Alternate {
             lang: lang.into(),
             href: href.into(),
@@ -239,7 +268,7 @@ mod tests {
                     <link rel=canonical href=/x></head>";
         let head = head(page);
         assert!(!head.noindex, "a template's content is inert");
-        assert_eq!(head.canonical.as_deref(), Some("/x"), "reading went on");
+        assert_eq!(head.canonicals, ["/x"], "reading went on");
         assert!(
             self::head("<head><template><p></template><meta name=robots content=noindex>").noindex
         );

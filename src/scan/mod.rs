@@ -5,6 +5,7 @@
 
 pub mod digest;
 pub mod head;
+mod tokens;
 
 use std::io;
 use std::path::Path;

@@ -14,6 +14,7 @@ use walkdir::WalkDir;
 use super::rules::{Rules, Skip};
 use super::{BATCH, Event, Found, ListFrom, Settings, excluded};
 use crate::html;
+use crate::report::{Reason, Warning};
 
 pub(super) struct Finder<'c> {
     settings: &'c Settings,
@@ -48,8 +49,8 @@ impl<'c> Finder<'c> {
             .map_err(|_| anyhow!("the walk was stopped"))
     }
 
-    fn excluded(&mut self, rel: &Path, why: impl std::fmt::Display) -> Result<()> {
-        self.send(Found::Event(excluded(self.verbose, rel, why)))
+    fn excluded(&mut self, rel: &Path, reason: Reason, why: impl std::fmt::Display) -> Result<()> {
+        self.send(Found::Event(excluded(self.verbose, rel, reason, why)))
     }
 
     fn skipped(&mut self, rel: &Path, why: impl std::fmt::Display) -> Result<()> {
@@ -62,8 +63,8 @@ impl<'c> Finder<'c> {
         Ok(())
     }
 
-    fn warn(&mut self, problem: String, consequence: &'static str) -> Result<()> {
-        self.send(Found::Event(Event::Warning(problem, consequence)))
+    fn warn(&mut self, kind: Warning, problem: String, consequence: &'static str) -> Result<()> {
+        self.send(Found::Event(Event::Warning(kind, problem, consequence)))
     }
 
     pub(super) fn walk(&mut self, follow: bool) -> Result<()> {
@@ -109,7 +110,7 @@ impl<'c> Finder<'c> {
                 path.display(),
                 ancestor.display()
             );
-            return self.warn(problem, "not followed");
+            return self.warn(Warning::Loop, problem, "not followed");
         }
         // Past PATH_MAX no URL can be short enough either: the subtree is passed over.
         if err.io_error().and_then(io::Error::raw_os_error)
@@ -119,7 +120,7 @@ impl<'c> Finder<'c> {
                 "{}: the path is too long to read (and its URLs would be)",
                 path.display()
             );
-            return self.warn(problem, "not listed");
+            return self.warn(Warning::TooLong, problem, "not listed");
         }
         let is_symlink = fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_symlink());
         let dangling = err.io_error().map(io::Error::kind) == Some(io::ErrorKind::NotFound);
@@ -138,7 +139,7 @@ impl<'c> Finder<'c> {
         match self.settings.rules.skip_file(rel, &candidate) {
             None => {}
             Some(Skip::OwnOutput) => return self.skipped(rel, Skip::OwnOutput),
-            Some(why) => return self.excluded(rel, why),
+            Some(why) => return self.excluded(rel, why.reason(), why),
         }
         self.send(Found::Candidate {
             rel: rel.to_path_buf(),
@@ -175,7 +176,7 @@ impl<'c> Finder<'c> {
         rels.sort_by(|a, b| a.iter().map(sort_key).cmp(b.iter().map(sort_key)));
         rels.dedup();
 
-        let mut dir_skip: Option<(PathBuf, Option<String>)> = None;
+        let mut dir_skip: Option<(PathBuf, Option<(Reason, String)>)> = None;
         for rel in &rels {
             let path = root.join(rel);
             let meta = match fs::symlink_metadata(&path) {
@@ -189,9 +190,9 @@ impl<'c> Finder<'c> {
                     skipped_ancestor(&self.settings.rules, dir),
                 ));
             }
-            if let Some((_, Some(why))) = &dir_skip {
-                let why = why.clone();
-                self.excluded(rel, why)?;
+            if let Some((_, Some((reason, why)))) = &dir_skip {
+                let (reason, why) = (*reason, why.clone());
+                self.excluded(rel, reason, why)?;
                 continue;
             }
             if meta.is_dir() {
@@ -231,12 +232,15 @@ fn relative<'a>(root: &Path, path: &'a Path) -> &'a Path {
 }
 
 /// Why the walk would not have entered a directory above a listed file, if it would not.
-fn skipped_ancestor(rules: &Rules, dir: &Path) -> Option<String> {
+fn skipped_ancestor(rules: &Rules, dir: &Path) -> Option<(Reason, String)> {
     let mut ancestor = PathBuf::new();
     for component in dir.components() {
         ancestor.push(component);
         if let Some(why) = rules.skip_dir(&ancestor) {
-            return Some(format!("inside {}: {why}", ancestor.display()));
+            return Some((
+                why.reason(),
+                format!("inside {}: {why}", ancestor.display()),
+            ));
         }
     }
     None

@@ -16,7 +16,7 @@ use std::thread;
 use anyhow::Result;
 use globset::Candidate;
 
-use crate::report::Report;
+use crate::report::{Reason, Report, Warning};
 use find::Finder;
 use rules::Rules;
 
@@ -121,16 +121,19 @@ enum Statted {
 
 enum Event {
     /// A file that is not a page; named (with the reason) only when -v will print it.
-    Excluded(Option<(PathBuf, String)>),
+    Excluded(Reason, Option<(PathBuf, String)>),
     /// A directory or file passed over uncounted; sent only for -v.
     Skipped(PathBuf, String),
-    Warning(String, &'static str),
+    Warning(Warning, String, &'static str),
     /// A failure, in its place in the order.
     Failed(anyhow::Error),
 }
 
-fn excluded(verbose: bool, rel: &Path, why: impl std::fmt::Display) -> Event {
-    Event::Excluded(verbose.then(|| (rel.to_path_buf(), why.to_string())))
+fn excluded(verbose: bool, rel: &Path, reason: Reason, why: impl std::fmt::Display) -> Event {
+    Event::Excluded(
+        reason,
+        verbose.then(|| (rel.to_path_buf(), why.to_string())),
+    )
 }
 
 fn consume(
@@ -157,11 +160,13 @@ fn consume(
                     };
                     on_page(&page, report)?;
                 }
-                Statted::Event(Event::Excluded(Some((rel, why)))) => report.excluded(&rel, why),
-                Statted::Event(Event::Excluded(None)) => report.excluded_unnamed(),
+                Statted::Event(Event::Excluded(reason, Some((rel, why)))) => {
+                    report.left_out(&rel, reason, why)
+                }
+                Statted::Event(Event::Excluded(reason, None)) => report.left_out_unnamed(reason),
                 Statted::Event(Event::Skipped(rel, why)) => report.skipped(&rel, why),
-                Statted::Event(Event::Warning(problem, consequence)) => {
-                    report.warn(problem, consequence)?
+                Statted::Event(Event::Warning(kind, problem, consequence)) => {
+                    report.warn(kind, problem, consequence)?
                 }
                 Statted::Event(Event::Failed(err)) => return Err(err),
             }

@@ -15,11 +15,15 @@ use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use crate::atomic::is_temp_name;
 use crate::html;
 use crate::outputs::Files;
+use crate::report::Reason;
 
 /// 404 pages and search-engine ownership verification pages are never meant to be indexed.
 pub const DEFAULT_EXCLUDES: &[&str] = &[
     "404.html",
     "404.htm",
+    // A 404 page built as a directory index (Sphinx dirhtml, some Hugo themes).
+    "**/404/index.html",
+    "**/404/index.htm",
     "google[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]\
      [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f].html",
     "yandex_*.html",
@@ -37,6 +41,18 @@ pub enum Skip<'a> {
     OwnOutput,
     NotIncluded,
     Excluded(&'a ExcludeGlob),
+}
+
+impl Skip<'_> {
+    /// How the summary counts a file left out for this.
+    pub fn reason(&self) -> Reason {
+        match self {
+            Skip::Hidden => Reason::Hidden,
+            Skip::NotIncluded | Skip::OwnOutput => Reason::NotPage,
+            Skip::Excluded(glob) if glob.default => Reason::DefaultExcluded,
+            Skip::Excluded(_) => Reason::Excluded,
+        }
+    }
 }
 
 impl fmt::Display for Skip<'_> {

@@ -13,6 +13,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use super::rules::split_name;
 use super::{Event, Found, Stamp, Statted, excluded};
+use crate::report::{Reason, Warning};
 
 /// The stat stage: every page's metadata, through a descriptor of its directory.
 pub(super) fn stat_pages(
@@ -49,20 +50,22 @@ fn stat_page(
     let meta = match stats.stat(&path) {
         Ok(meta) => meta,
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
-            event(excluded(verbose, &rel, "gone"));
+            event(excluded(verbose, &rel, Reason::Unusable, "gone"));
             let what = match fs::symlink_metadata(&path) {
                 Ok(_) => "is a dangling symlink",
                 Err(_) => "vanished while the site was being read",
             };
             event(Event::Warning(
+                Warning::Unusable,
                 format!("{} {what}", rel.display()),
                 "not listed",
             ));
             return;
         }
         Err(err) if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
-            event(excluded(verbose, &rel, "a symlink loop"));
+            event(excluded(verbose, &rel, Reason::Unusable, "a symlink loop"));
             event(Event::Warning(
+                Warning::Loop,
                 format!("{} is a symlink loop", rel.display()),
                 "not listed",
             ));
@@ -75,7 +78,12 @@ fn stat_page(
         }
     };
     if FileType::from_raw_mode(meta.st_mode) != FileType::RegularFile {
-        event(excluded(verbose, &rel, "not a regular file"));
+        event(excluded(
+            verbose,
+            &rel,
+            Reason::Unusable,
+            "not a regular file",
+        ));
         return;
     }
     let nanos = |seconds: i64, nanoseconds: u64| {

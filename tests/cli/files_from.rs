@@ -31,7 +31,7 @@ fn a_list_gives_the_same_sitemap_as_the_walk() {
         .stdin(list.clone())
         .run()
         .success()
-        .stderr_has(&["(2 files excluded)"]);
+        .stderr_has(&["(left out: 1 by --exclude; 1 file that is not a page)"]);
     assert_eq!(fs::read(site.sitemap_path()).unwrap(), walked);
 
     let list_file = site.outside().join("list.txt");

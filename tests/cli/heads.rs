@@ -36,8 +36,8 @@ fn each_head_rule_leaves_out_exactly_its_pages() {
         "skip redirect.html: a redirect to https://example.com/",
         "skip canonical-other.html: its canonical URL is https://example.com/",
         "warning: canonical-form.html: its canonical URL http://example.com/canonical-form \
-         differs from https://example.com/canonical-form.html only in form",
-        "(9 files excluded, of which 7 noindex, 1 redirect stubs, 1 with another canonical URL)",
+         has another host or scheme than https://example.com/canonical-form.html",
+        "(left out: 1 redirect page, 7 noindex, 1 naming another page as canonical)",
     ]);
     assert_eq!(
         listed(&site),
@@ -185,4 +185,107 @@ fn an_alternate_language_is_written_once_and_a_template_does_not_end_the_head() 
     .into_iter()
     .collect();
     assert_eq!(alternates(&site), expected);
+}
+
+#[test]
+fn a_refresh_inside_noscript_in_the_head_is_a_redirect_stub() {
+    // sphinx-reredirects' default template.
+    let site = Site::with_pages(&["index.html", "new.html"]);
+    site.write(
+        "old.html",
+        "<html><head><noscript><meta http-equiv=\"refresh\" content=\"0; url=new.html\" />\
+         </noscript><script>window.location.replace(\"new.html\")</script></head></html>",
+    );
+    // In the body, a <noscript> is what a browser with scripts skips: not read.
+    site.write(
+        "body.html",
+        "<body><noscript><meta name=robots content=noindex></noscript><p>text</p></body>",
+    );
+    site.run(&["-v"])
+        .success()
+        .stderr_has(&["skip old.html: a redirect to https://example.com/new.html"]);
+    assert_eq!(listed(&site), ["", "body.html", "new.html"]);
+}
+
+#[test]
+fn a_canonical_url_spelt_otherwise_is_the_page_itself() {
+    let site = Site::empty();
+    for (name, canonical) in [
+        ("café.html", "caf%c3%a9.html"),
+        ("y(1).html", "y%281%29.html"),
+        ("~w.html", "%7Ew.html"),
+        ("e.html", "%65.html"),
+    ] {
+        site.write(name, format!("<link rel=canonical href=\"{canonical}\">"));
+    }
+    let run = site.run(&[]);
+    run.success();
+    assert!(!run.stderr().contains("warning"), "{}", run.stderr());
+    assert_eq!(
+        listed(&site),
+        ["caf%C3%A9.html", "e.html", "y(1).html", "~w.html"]
+    );
+}
+
+#[test]
+fn conflicting_canonical_urls_count_for_none_with_a_warning() {
+    let site = Site::with_pages(&["b.html", "c.html"]);
+    site.write(
+        "a.html",
+        "<link rel=canonical href=/b.html><link rel=canonical href=/c.html>",
+    );
+    site.run(&[]).success().stderr_has(&[
+        "warning: a.html: its canonical URLs https://example.com/b.html and \
+         https://example.com/c.html conflict, so neither counts; ignored",
+    ]);
+    assert_eq!(listed(&site), ["a.html", "b.html", "c.html"]);
+}
+
+#[test]
+fn the_url_a_page_declares_is_listed_unless_computed_urls_is_asked() {
+    let site = Site::empty();
+    site.write("index.html", "<link rel=canonical href=/index.html>");
+    site.write(
+        "docs/intro/index.html",
+        "<link rel=canonical href=/docs/intro>",
+    );
+    site.write(
+        "guide/index.html",
+        "<link rel=canonical href=https://example.com/guide/>",
+    );
+    site.run(&[]).success();
+    assert_eq!(listed(&site), ["index.html", "docs/intro", "guide/"]);
+    site.run(&["--computed-urls"]).success();
+    assert_eq!(listed(&site), ["", "docs/intro/", "guide/"]);
+    // A declared form another file has already is a duplicate, as two files with one URL.
+    site.write("docs/intro.html", "<p>the same URL</p>");
+    site.run(&["--clean-urls"])
+        .success()
+        .stderr_has(&["docs/intro/index.html and docs/intro.html both map to"]);
+}
+
+#[test]
+fn a_warning_every_page_shares_is_shown_three_times_then_counted() {
+    // Debian's python docs: every page's canonical URL is a file:// URL.
+    let site = Site::empty();
+    for i in 0..20 {
+        site.write(
+            format!("p{i:02}.html"),
+            format!("<link rel=canonical href=\"file:///usr/share/doc/p{i:02}.html\">"),
+        );
+    }
+    let run = site.run(&[]);
+    run.success().stderr_has(&[
+        "warning: p00.html: the canonical URL \"file:///usr/share/doc/p00.html\" is not an \
+         http(s) URL; ignored",
+        "warning: and 17 more pages with something unusable in their head (-v lists all)",
+    ]);
+    assert_eq!(run.stderr().lines().count(), 5, "{}", run.stderr());
+    let verbose = site.run(&["-v"]);
+    assert_eq!(
+        verbose.stderr().matches("is not an http(s) URL").count(),
+        20,
+        "{}",
+        verbose.stderr()
+    );
 }

@@ -112,6 +112,43 @@ pub fn listed(path: &Path, base: &str) -> Vec<String> {
         .collect()
 }
 
+/// The URLs of a sitemap some other tool wrote, read leniently (its locs and alternates):
+/// generators' sitemaps are compared with ours, not validated.
+pub fn parse_urls(bytes: &[u8]) -> Vec<UrlRecord> {
+    let mut urls = Vec::new();
+    let mut url = UrlRecord::default();
+    let mut in_loc = false;
+    for event in EventReader::new(bytes) {
+        match event.expect("well-formed XML") {
+            XmlEvent::StartElement {
+                name, attributes, ..
+            } => {
+                in_loc = name.local_name == "loc";
+                if name.local_name == "link" {
+                    let attr = |key: &str| {
+                        attributes
+                            .iter()
+                            .find(|a| a.name.local_name == key)
+                            .map(|a| a.value.clone())
+                    };
+                    if let (Some(lang), Some(href)) = (attr("hreflang"), attr("href")) {
+                        url.alternates.push((lang, href));
+                    }
+                }
+            }
+            XmlEvent::Characters(text) if in_loc => url.loc = text.trim().to_string(),
+            XmlEvent::EndElement { name } => {
+                in_loc = false;
+                if name.local_name == "url" {
+                    urls.push(std::mem::take(&mut url));
+                }
+            }
+            _ => {}
+        }
+    }
+    urls
+}
+
 pub fn locs(urls: &[UrlRecord]) -> Vec<&str> {
     urls.iter().map(|u| u.loc.as_str()).collect()
 }

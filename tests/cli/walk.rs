@@ -21,7 +21,9 @@ fn default_includes_and_excludes() {
         "style.css",
         "doc.pdf",
     ]);
-    site.run(&[]).success().stderr_has(&["(6 files excluded)"]);
+    site.run(&[])
+        .success()
+        .stderr_has(&["(left out: 4 by the default excludes; 2 files that are not pages)"]);
     assert_eq!(listed(&site), ["", "a.htm"]);
 
     site.run(&["--no-default-excludes"]).success();
@@ -103,7 +105,7 @@ fn symlinked_files_are_listed_and_symlinked_directories_only_with_follow() {
     symlink("v2/page.html", site.path("alias.html")).unwrap();
     site.run(&["-v"]).success().stderr_has(&[
         "skip latest: a symlink to a directory (use -L to enter it)",
-        "(0 files excluded)",
+        "/sitemap.xml\n",
     ]);
     assert_eq!(listed(&site), ["", "alias.html", "v2/", "v2/page.html"]);
     site.run(&["-L"]).success();
@@ -151,7 +153,7 @@ fn summary_quiet_and_verbose() {
     let run = site.run(&[]);
     run.success();
     let summary = format!(
-        "wrote 2 URLs to {} (1 file excluded)\n",
+        "wrote 2 URLs to {} (1 file that is not a page)\n",
         site.sitemap_path().display()
     );
     assert_eq!(run.stderr(), summary);
@@ -160,7 +162,7 @@ fn summary_quiet_and_verbose() {
     one.write("style.css", "");
     one.run(&[])
         .expect_code(1)
-        .stderr_has(&["(1 file excluded)"]);
+        .stderr_has(&["(1 file left out)"]);
     site.run(&["-v"])
         .success()
         .stderr_has(&["sitemapgen: skip style.css: matches no --include glob"]);

@@ -476,3 +476,29 @@ fn progress_never_shows_in_captured_output() {
     );
     assert_eq!(stderr.lines().count(), 1);
 }
+
+#[test]
+fn urls_robots_txt_disallows_are_left_out_where_crawlers_read_it() {
+    let site = site();
+    site.page("private/p.html");
+    fs::write(
+        site.path("robots.txt"),
+        "User-agent: *\nDisallow: /private/\nDisallow: /*.html$\nAllow: /a.html$\n",
+    )
+    .unwrap();
+    site.run(&["-v"]).success().stderr_has(&[
+        "skip private/p.html: robots.txt disallows its URL",
+        "skip b/c.html: robots.txt disallows its URL",
+        "2 disallowed by robots.txt",
+    ]);
+    assert_eq!(
+        locs(&validate::sitemap(&site.sitemap_path(), BASE)),
+        [BASE, "https://example.com/a.html", "https://example.com/b/"]
+    );
+    // Under a path prefix, DIR/robots.txt is no robots.txt a crawler reads.
+    let docs = "https://example.com/docs/";
+    site.run(&["-b", docs]).success();
+    assert_eq!(validate::sitemap(&site.sitemap_path(), docs).len(), 5);
+    site.run(&["--ignore-disallow"]).success();
+    assert_eq!(validate::sitemap(&site.sitemap_path(), BASE).len(), 5);
+}

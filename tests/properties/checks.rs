@@ -302,7 +302,8 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
     let read = head::read(&path, &mut buffer).unwrap();
     assert_eq!(read, parsed, "read through a buffer of {}", buffer.len());
     let loc = "https://example.com/docs/page.html";
-    let (verdict, _) = verdict::judge(parsed, &::url::Url::parse(loc).unwrap());
+    let base = ::url::Url::parse("https://example.com/docs/").unwrap();
+    let (verdict, _) = verdict::judge(parsed, &::url::Url::parse(loc).unwrap(), &base);
     if let Verdict::Keep { alternates, .. } = verdict {
         let alternates: Vec<(String, String)> = alternates
             .into_iter()

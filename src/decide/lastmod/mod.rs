@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::error::UsageError;
-use crate::report::Report;
+use crate::report::{Report, Warning};
 use crate::scan::READ_CHUNK;
 use crate::scan::digest::DigestRules;
 use crate::w3c::{format_mtime, is_w3c_date};
@@ -144,6 +144,7 @@ impl<'c> Dater<'c> {
                     GitDates::load(&settings.root).map_err(|e| UsageError(format!("{e:#}")))?;
                 if git.shallow {
                     report.warn(
+                        Warning::Run,
                         "the git history is shallow, so the dates of files not changed in it are \
                          the oldest commit's",
                         "writing them anyway (fetch the full history: git fetch --unshallow)",
@@ -172,6 +173,7 @@ impl<'c> Dater<'c> {
                 };
                 if !old.comparable {
                     report.warn(
+                        Warning::Run,
                         "--digest-ignore differs from the rules the state was written with",
                         "digests are made anew and every recorded date is kept",
                     )?;
@@ -330,6 +332,7 @@ fn mtime_date(
     let date = format_mtime(seconds);
     if date.is_none() {
         report.warn(
+            Warning::Mtime,
             format!(
                 "{}: mtime {seconds} is before 1970 or after 9999",
                 rel.display()
