@@ -9,6 +9,7 @@ mod harness;
 mod heads;
 mod lastmod;
 mod mapping;
+mod real;
 mod split;
 mod validate;
 mod walk;
