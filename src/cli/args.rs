@@ -9,6 +9,8 @@ use clap::{ArgAction, CommandFactory, Parser, ValueHint};
 
 use crate::decide::lastmod::LastmodMode;
 use crate::outputs::Format;
+use crate::scan::digest::Mode;
+use crate::scan::select::Selector;
 use crate::url::BaseUrl;
 use crate::walk::rules::{ValueRule, check_glob, parse_changefreq_rule, parse_priority_rule};
 
@@ -103,8 +105,9 @@ pub struct Cli {
     #[arg(long, value_name = "GLOB=VALUE", value_parser = ours(parse_priority_rule))]
     pub priority: Vec<ValueRule>,
 
-    /// mtime, git (last commit's date), none, or a fixed W3C date (2024-05-01) or datetime
-    /// with zone; with --state, the date of a new or changed page
+    /// mtime, git (last commit's date), page (the date the page declares; page,git for
+    /// another fallback than mtime), none, or a fixed W3C date (2024-05-01) or datetime with
+    /// zone; with --state, the date of a new or changed page
     #[arg(long, value_name = "MODE", default_value = "mtime", value_parser = LASTMOD,
           hide_possible_values = true)]
     pub lastmod: LastmodMode,
@@ -113,6 +116,16 @@ pub struct Cli {
     /// is followed)
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub state: Option<PathBuf>,
+
+    /// What a page's digest is made of: content (what a reader cares about: the main
+    /// region, structured data) or bytes (needs --state) [default: content]
+    #[arg(long, value_name = "WHAT", value_parser = DIGEST)]
+    pub digest: Option<Mode>,
+
+    /// The page's main region for its digest, as a CSS selector (tag, .class, #id,
+    /// [attr=value]; needs --state) [default: main, [role=main]]
+    #[arg(long, value_name = "SELECTOR", value_parser = ours(Selector::parse))]
+    pub digest_region: Option<Selector>,
 
     /// Remove matches of REGEX from pages before comparing their content (repeatable; needs
     /// --state)
@@ -262,8 +275,18 @@ const FORMAT: Words<Format> = Words {
 
 /// `--lastmod`: a date is taken too.
 const LASTMOD: Words<LastmodMode> = Words {
-    words: &["mtime", "git", "none"],
+    words: &["mtime", "git", "none", "page", "page,git", "page,none"],
     parse: LastmodMode::parse,
+};
+
+/// `--digest`.
+const DIGEST: Words<Mode> = Words {
+    words: &["content", "bytes"],
+    parse: |text| match text {
+        "content" => Ok(Mode::Content),
+        "bytes" => Ok(Mode::Bytes),
+        _ => anyhow::bail!("--digest {text:?} is not content or bytes"),
+    },
 };
 
 fn glob_arg(flag: &'static str) -> impl TypedValueParser<Value = String> {

@@ -13,7 +13,7 @@ use crate::decide::lastmod::{self, LastmodMode, StateSettings};
 use crate::outputs::{self, Destination, Files, Format};
 use crate::report::Verbosity;
 use crate::run::Settings;
-use crate::scan::digest::DigestRules;
+use crate::scan::digest::{DigestRules, Mode};
 use crate::url::{Mapping, encode_path};
 use crate::walk::rules::{RuleSpec, Rules, ValueRules};
 use crate::walk::{ListFrom, Source};
@@ -30,11 +30,18 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     let lastmod = cli.lastmod;
     for (given, flag) in [
         (!cli.digest_ignore.is_empty(), "--digest-ignore"),
+        (cli.digest.is_some(), "--digest"),
+        (cli.digest_region.is_some(), "--digest-region"),
         (cli.max_churn.is_some(), "--max-churn"),
     ] {
         if given && cli.state.is_none() {
             bail!("{flag} needs --state {hint}");
         }
+    }
+    if cli.digest_region.is_some() && cli.digest == Some(Mode::Bytes) {
+        bail!(
+            "--digest-region names the region of a content digest, and --digest bytes counts every byte: drop one"
+        );
     }
     if cli.null && cli.files_from.is_none() {
         bail!("-0/--null needs --files-from {hint}");
@@ -161,7 +168,11 @@ pub fn settings(cli: Cli) -> Result<Settings> {
                 root: dir.clone(),
                 state: state.map(|path| StateSettings {
                     path,
-                    digest: DigestRules::new(cli.digest_ignore),
+                    digest: DigestRules::new(
+                        cli.digest.unwrap_or(Mode::Content),
+                        cli.digest_region,
+                        cli.digest_ignore,
+                    ),
                     max_churn: cli.max_churn,
                 }),
             },

@@ -49,8 +49,8 @@ pub struct Decider<'s> {
     dater: Dater<'s>,
     dedup: Dedup,
     scanner: Scanner,
-    /// Pages with a canonical URL, and for those outside the base URL, the base URL each
-    /// suggests: many of them mean the base URL is wrong.
+    /// Pages with a canonical URL, and for those on another host or outside the base URL,
+    /// the base URL each suggests: many of them mean the base URL is wrong.
     canonicals: u64,
     elsewhere: HashMap<String, u64>,
 }
@@ -82,9 +82,12 @@ impl<'s> Decider<'s> {
             return Ok(None);
         }
         // A page --state must digest is read once, whole, for its head as well.
+        let html = html::is_page(page.rel);
         let want = Want {
-            head: settings.read_html && html::is_page(page.rel),
+            html,
+            head: settings.read_html && html,
             digest: self.dater.digest_rules(page, &computed.path),
+            dates: settings.lastmod.mode.reads_pages(),
         };
         let scanned = match self.scanner.scan(page.path, want) {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
@@ -130,9 +133,13 @@ impl<'s> Decider<'s> {
         }
         // The state knows a page by its computed path, whatever form is listed.
         Ok(Some(Entry {
-            lastmod: self
-                .dater
-                .date(page, &computed.path, scanned.digest, report)?,
+            lastmod: self.dater.date(
+                page,
+                &computed.path,
+                scanned.digest,
+                scanned.declared,
+                report,
+            )?,
             changefreq: settings.changefreq.value(page.candidate).map(String::from),
             priority: settings.priority.value(page.candidate).map(String::from),
             alternates,
@@ -215,6 +222,9 @@ impl<'s> Decider<'s> {
                 Ok(Some((alternates, Some(declared))))
             }
             Form::OtherHost(canonical) => {
+                if let Some(base) = suggested_base(&canonical, path) {
+                    *self.elsewhere.entry(base).or_default() += 1;
+                }
                 report.warn(
                     Warning::CanonicalHost,
                     format_args!(
@@ -245,11 +255,12 @@ impl<'s> Decider<'s> {
         report.warn(
             Warning::Run,
             format_args!(
-                "{elsewhere} of the {} pages with a canonical URL name one outside the base \
-                 URL {}, most under {suggested}: the base URL is probably wrong",
+                "{elsewhere} of the {} pages with a canonical URL name one on another host or \
+                 outside the base URL {}, most under {suggested}: the base URL is probably \
+                 wrong",
                 self.canonicals, self.base
             ),
-            &format!("those pages are not listed\nhint: -b {suggested}"),
+            &format!("check the pages' canonical URLs\nhint: -b {suggested}"),
         )
     }
 

@@ -1,84 +1,110 @@
-//! The digest of a page for `--state`: BLAKE3 of its bytes, less what `--digest-ignore`
-//! removes, taken as the page is read so that memory does not grow with its size.
+//! The rules of a page's digest for `--state`, and the digest of its bytes (`--digest bytes`,
+//! and every file that is not HTML). The digest of an HTML page's content is `content.rs`'s.
 
-use std::fs::File;
+use std::borrow::Cow;
 use std::io::{self, Read};
-use std::path::Path;
 
 use regex::bytes::Regex;
 
-/// What `--digest-ignore` removes before hashing.
+use super::select::Selector;
+
+/// What a page's digest is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// What a reader cares about: the main region's text, links and media, the structured
+    /// data, the robots directives (see `content.rs`).
+    Content,
+    /// Every byte.
+    Bytes,
+}
+
+/// The rules a digest is made by: the mode, the region a user named, and what
+/// `--digest-ignore` removes.
 #[derive(Debug)]
 pub struct DigestRules {
+    pub mode: Mode,
+    /// `--digest-region`: the main region, instead of `<main>` or `role="main"`.
+    pub region: Option<Selector>,
     ignore: Vec<Regex>,
 }
 
+/// The version of the content digest's rules: a state made with other rules keeps its
+/// dates and is made anew.
+const CONTENT_VERSION: &str = "content-1";
+
 impl DigestRules {
-    pub fn new(ignore: Vec<Regex>) -> Self {
-        DigestRules { ignore }
+    pub fn new(mode: Mode, region: Option<Selector>, ignore: Vec<Regex>) -> Self {
+        DigestRules {
+            mode,
+            region,
+            ignore,
+        }
     }
 
-    /// Names the rules in the state, so a change of rules is noticed (`-` for none).
-    pub fn fingerprint(&self) -> String {
-        if self.ignore.is_empty() {
-            return "-".to_string();
-        }
-        let mut hasher = blake3::Hasher::new();
-        for regex in &self.ignore {
-            hasher.update(regex.as_str().as_bytes());
-            hasher.update(b"\0");
-        }
-        hasher.finalize().to_hex()[..16].to_string()
-    }
-
-    /// Reads the file at `path` once, to its end, and gives the digest of its content with
-    /// every ignored match removed; its first `head_cap` bytes are kept in `head` (for the
-    /// page's head). Memory stays bounded whatever the file's size: the content is hashed as
-    /// it is read, and ignored matches are found within a line (a line longer than 1 MiB is
-    /// taken in 1 MiB pieces).
-    pub fn read(
-        &self,
-        path: &Path,
-        head: &mut Vec<u8>,
-        head_cap: usize,
-        chunk: &mut [u8],
-    ) -> io::Result<blake3::Hash> {
-        head.clear();
-        let mut file = File::open(path)?;
-        let mut digest = Digest {
-            rules: self,
-            hasher: blake3::Hasher::new(),
-            line: Vec::new(),
+    /// Names the rules in the state, so a change of rules is noticed: the mode (`blake3` for
+    /// bytes, as states of version 1 wrote it), `ignore=` a fingerprint of the
+    /// `--digest-ignore` patterns (`-` for none), and for content a fingerprint of the
+    /// region.
+    pub fn describe(&self) -> String {
+        let fingerprint = |parts: &mut dyn Iterator<Item = &str>| {
+            let mut hasher = blake3::Hasher::new();
+            let mut any = false;
+            for part in parts {
+                hasher.update(part.as_bytes());
+                hasher.update(b"\0");
+                any = true;
+            }
+            if any {
+                hasher.finalize().to_hex()[..16].to_string()
+            } else {
+                "-".to_string()
+            }
         };
-        loop {
-            let n = match file.read(chunk) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-                Err(err) => return Err(err),
-            };
-            let bytes = &chunk[..n];
-            let room = head_cap.saturating_sub(head.len());
-            head.extend_from_slice(&bytes[..room.min(n)]);
-            digest.update(bytes);
+        let ignore = fingerprint(&mut self.ignore.iter().map(Regex::as_str));
+        match self.mode {
+            Mode::Bytes => format!("blake3 ignore={ignore}"),
+            Mode::Content => format!(
+                "{CONTENT_VERSION} ignore={ignore} region={}",
+                fingerprint(&mut self.region.iter().map(Selector::as_str))
+            ),
         }
-        Ok(digest.finish())
+    }
+
+    /// `text` less every match of the `--digest-ignore` patterns.
+    pub fn strip<'t>(&self, text: &'t [u8]) -> Cow<'t, [u8]> {
+        let mut text = Cow::Borrowed(text);
+        for regex in &self.ignore {
+            if let Cow::Owned(replaced) = regex.replace_all(&text, &b""[..]) {
+                text = Cow::Owned(replaced);
+            }
+        }
+        text
     }
 }
 
 /// A line longer than this is matched against `--digest-ignore` in pieces of this size.
 const MAX_LINE: usize = 1024 * 1024;
 
-/// A digest being made, fed as the file is read.
-struct Digest<'r> {
+/// The digest of bytes as they are read: BLAKE3 of the bytes less what `--digest-ignore`
+/// removes, the patterns matched within a line (a line longer than 1 MiB in 1 MiB pieces), so
+/// that memory stays bounded whatever a file's size.
+pub struct ByteDigest<'r> {
     rules: &'r DigestRules,
     hasher: blake3::Hasher,
     /// Without ignore rules, unused; with them, the start of a line not yet complete.
     line: Vec<u8>,
 }
 
-impl Digest<'_> {
-    fn update(&mut self, mut bytes: &[u8]) {
+impl<'r> ByteDigest<'r> {
+    pub fn new(rules: &'r DigestRules) -> Self {
+        ByteDigest {
+            rules,
+            hasher: blake3::Hasher::new(),
+            line: Vec::new(),
+        }
+    }
+
+    pub fn update(&mut self, mut bytes: &[u8]) {
         if self.rules.ignore.is_empty() {
             self.hasher.update(bytes);
             return;
@@ -98,21 +124,46 @@ impl Digest<'_> {
     }
 
     fn hash_line(&mut self) {
-        let mut line = std::borrow::Cow::Borrowed(self.line.as_slice());
-        for regex in &self.rules.ignore {
-            if let std::borrow::Cow::Owned(replaced) = regex.replace_all(&line, &b""[..]) {
-                line = std::borrow::Cow::Owned(replaced);
-            }
-        }
-        self.hasher.update(&line);
+        let line = std::mem::take(&mut self.line);
+        self.hasher.update(&self.rules.strip(&line));
+        self.line = line;
         self.line.clear();
     }
 
-    fn finish(mut self) -> blake3::Hash {
+    pub fn finish(mut self) -> blake3::Hash {
         if !self.line.is_empty() {
             self.hash_line();
         }
         self.hasher.finalize()
+    }
+}
+
+/// A reader that hashes what passes through it.
+pub struct Hashing<'r, R> {
+    inner: R,
+    pub digest: ByteDigest<'r>,
+}
+
+impl<'r, R: Read> Hashing<'r, R> {
+    pub fn new(inner: R, rules: &'r DigestRules) -> Self {
+        Hashing {
+            inner,
+            digest: ByteDigest::new(rules),
+        }
+    }
+
+    /// Reads the rest, hashing it, and gives the digest of everything read.
+    pub fn finish(mut self) -> io::Result<blake3::Hash> {
+        io::copy(&mut self, &mut io::sink())?;
+        Ok(self.digest.finish())
+    }
+}
+
+impl<R: Read> Read for Hashing<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.digest.update(&buf[..n]);
+        Ok(n)
     }
 }
 
@@ -121,58 +172,60 @@ mod tests {
     use super::*;
 
     fn rules(patterns: &[&str]) -> DigestRules {
-        DigestRules::new(patterns.iter().map(|p| Regex::new(p).unwrap()).collect())
+        DigestRules::new(
+            Mode::Bytes,
+            None,
+            patterns.iter().map(|p| Regex::new(p).unwrap()).collect(),
+        )
+    }
+
+    fn digest(rules: &DigestRules, bytes: &[u8], chunk: usize) -> blake3::Hash {
+        let mut reader = Hashing::new(bytes, rules);
+        let mut buffer = vec![0; chunk];
+        while reader.read(&mut buffer).unwrap() > 0 {}
+        reader.finish().unwrap()
     }
 
     #[test]
     fn ignored_matches_do_not_change_the_digest() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        std::fs::write(
-            &a,
-            "<p>x</p><!-- built 10:00 --><link href=app.3f9a1c2e.css>",
-        )
-        .unwrap();
-        std::fs::write(
-            &b,
-            "<p>x</p><!-- built 11:30 --><link href=app.0b1d2e3f.css>",
-        )
-        .unwrap();
+        let a = b"<p>x</p><!-- built 10:00 --><link href=app.3f9a1c2e.css>";
+        let b = b"<p>x</p><!-- built 11:30 --><link href=app.0b1d2e3f.css>";
         let rules = rules(&["<!-- built [^>]* -->", r"\.[0-9a-f]{8}\.css"]);
-        let digest = |rules: &DigestRules, path: &Path| {
-            rules.read(path, &mut Vec::new(), 0, &mut [0; 7]).unwrap()
-        };
-        assert_eq!(digest(&rules, &a), digest(&rules, &b));
+        assert_eq!(digest(&rules, a, 7), digest(&rules, b, 7));
         let plain = super::tests::rules(&[]);
-        assert_ne!(digest(&plain, &a), digest(&plain, &b));
+        assert_ne!(digest(&plain, a, 7), digest(&plain, b, 7));
         assert_eq!(
-            digest(&plain, &a),
-            blake3::hash(&std::fs::read(&a).unwrap()),
-            "without rules, the digest of the bytes"
+            digest(&plain, a, 7),
+            blake3::hash(a),
+            "without rules, the bytes'"
         );
     }
 
     #[test]
-    fn the_digest_is_the_same_whatever_the_chunks_and_the_head_is_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("page.html");
+    fn the_digest_is_the_same_whatever_the_chunks() {
         let line = "<p>text <!-- built 10:00 --> more</p>\n";
         let page = format!("{}{}", line.repeat(100), "x".repeat(3 * MAX_LINE + 17));
-        std::fs::write(&path, &page).unwrap();
         let rules = rules(&["<!-- built [^>]* -->"]);
-        let mut head = Vec::new();
-        let whole = rules
-            .read(&path, &mut head, 50, &mut vec![0; 1 << 20])
-            .unwrap();
-        assert_eq!(head, page.as_bytes()[..50]);
+        let whole = digest(&rules, page.as_bytes(), 1 << 20);
         for chunk in [1, 7, 4096, 65536] {
             assert_eq!(
-                rules
-                    .read(&path, &mut head, 0, &mut vec![0; chunk])
-                    .unwrap(),
+                digest(&rules, page.as_bytes(), chunk),
                 whole,
                 "chunk {chunk}"
             );
         }
+    }
+
+    #[test]
+    fn the_rules_are_named_in_the_state() {
+        assert_eq!(rules(&[]).describe(), "blake3 ignore=-");
+        let content = DigestRules::new(Mode::Content, None, Vec::new());
+        assert_eq!(content.describe(), "content-1 ignore=- region=-");
+        let region = DigestRules::new(
+            Mode::Content,
+            Some(Selector::parse("article").unwrap()),
+            Vec::new(),
+        );
+        assert_ne!(region.describe(), content.describe());
     }
 }

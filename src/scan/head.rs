@@ -49,37 +49,46 @@ pub fn read(path: &Path, buffer: &mut [u8]) -> io::Result<Head> {
     scan(IoReader::new_with_buffer(file, buffer))
 }
 
-/// The head of a page already read (for --state, which digests every byte).
+/// The head of a page already read.
 pub fn parse(page: &[u8]) -> Head {
     let cap = page.len().min(HEAD_CAP);
     scan(&page[..cap]).unwrap_or_else(|never| match never {})
 }
 
 fn scan<'a, R: Readable<'a>>(input: R) -> Result<Head, <R::Reader as Reader>::Error> {
-    let mut reader = HeadReader::default();
+    let mut reader = HeadOnly(Facts::default());
     tokens::read(input, &mut reader)?;
-    Ok(reader.head)
+    Ok(reader.0.head)
 }
 
+/// What the head says, as its tags go by.
 #[derive(Default)]
-struct HeadReader {
-    head: Head,
+pub struct Facts {
+    pub head: Head,
     /// Depth in `<template>`s, whose content is inert.
     templates: usize,
 }
 
-impl Events for HeadReader {
-    fn wants_attributes(&mut self, name: &[u8]) -> bool {
+/// Whether the head goes on after a tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Goes {
+    On,
+    /// The tag ended the head (`</head>`), or began the body (any element a head cannot hold).
+    Ended,
+}
+
+impl Facts {
+    pub fn wants_attributes(&self, name: &[u8]) -> bool {
         self.templates == 0 && matches!(name, b"meta" | b"link")
     }
 
-    fn start(&mut self, tag: &Tag) -> Flow {
+    pub fn start(&mut self, tag: &Tag) -> Goes {
         if tag.name == b"template" {
             self.templates += 1;
-            return Flow::Continue;
+            return Goes::On;
         }
         if self.templates > 0 {
-            return Flow::Continue;
+            return Goes::On;
         }
         let attribute = |name: &str| {
             tag.attribute(name.as_bytes())
@@ -99,18 +108,41 @@ impl Events for HeadReader {
                 attribute("href"),
             ),
             name if HEAD_ELEMENTS.contains(&name) => {}
-            _ => return Flow::Stop,
+            _ => return Goes::Ended,
         }
-        Flow::Continue
+        Goes::On
+    }
+
+    pub fn end(&mut self, name: &[u8]) -> Goes {
+        match name {
+            b"template" => self.templates = self.templates.saturating_sub(1),
+            b"head" if self.templates == 0 => return Goes::Ended,
+            _ => {}
+        }
+        Goes::On
+    }
+}
+
+/// Reads a head and stops.
+struct HeadOnly(Facts);
+
+impl Events for HeadOnly {
+    fn wants_attributes(&mut self, name: &[u8]) -> bool {
+        self.0.wants_attributes(name)
+    }
+
+    fn start(&mut self, tag: &Tag) -> Flow {
+        match self.0.start(tag) {
+            Goes::On => Flow::Continue,
+            Goes::Ended => Flow::Stop,
+        }
     }
 
     fn end(&mut self, name: &[u8]) -> Flow {
-        match name {
-            b"template" => self.templates = self.templates.saturating_sub(1),
-            b"head" if self.templates == 0 => return Flow::Stop,
-            _ => {}
+        match self.0.end(name) {
+            Goes::On => Flow::Continue,
+            Goes::Ended => Flow::Stop,
         }
-        Flow::Continue
     }
 
     fn text(&mut self, _: &[u8]) {}

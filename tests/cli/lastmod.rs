@@ -106,17 +106,28 @@ fn a_rebuild_re_dates_exactly_the_pages_whose_content_changed() {
 }
 
 #[test]
-fn without_digest_ignore_a_timestamp_re_dates_every_page_and_max_churn_stops_it() {
+fn with_a_digest_of_the_bytes_a_timestamp_re_dates_every_page_and_max_churn_stops_it() {
+    // The content digest does not count the build's comment and stylesheet link.
     let site = Site::empty();
     let state = state_path(&site);
     let versions = vec![1; PAGES];
     build(&site, 1, &versions);
     site.run(&["--state", &state]).success();
-    let sitemap = fs::read(site.sitemap_path()).unwrap();
-    let recorded = fs::read(&state).unwrap();
-
     build(&site, 2, &versions);
     site.run(&["--state", &state, "--max-churn", "10"])
+        .success()
+        .stderr_has(&["0 re-dated, 20 kept"]);
+
+    // Every byte counted, every page is re-dated.
+    let site = Site::empty();
+    let state = state_path(&site);
+    build(&site, 1, &versions);
+    site.run(&["--state", &state, "--digest", "bytes"])
+        .success();
+    let sitemap = fs::read(site.sitemap_path()).unwrap();
+    let recorded = fs::read(&state).unwrap();
+    build(&site, 2, &versions);
+    site.run(&["--state", &state, "--digest", "bytes", "--max-churn", "10"])
         .expect_code(1)
         .stderr_has(&[
             "20 of 20 known URLs (100.0%) would get a new lastmod, more than --max-churn 10%",
@@ -126,7 +137,7 @@ fn without_digest_ignore_a_timestamp_re_dates_every_page_and_max_churn_stops_it(
     assert_eq!(fs::read(&state).unwrap(), recorded);
     assert_eq!(site.all_files().len(), PAGES + 2, "a temp file was left");
 
-    site.run(&["--state", &state, "--max-churn", "100"])
+    site.run(&["--state", &state, "--digest", "bytes", "--max-churn", "100"])
         .success()
         .stderr_has(&["20 re-dated"]);
 }

@@ -10,6 +10,7 @@ mod heads;
 mod lastmod;
 mod mapping;
 mod real;
+mod rebuilds;
 mod split;
 mod validate;
 mod walk;

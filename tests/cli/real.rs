@@ -221,9 +221,9 @@ fn a_wrong_base_url_is_named_as_such() {
         "warning: index.html: its canonical URL https://example.com/index.html is outside the \
          base URL https://mirror.example.org/click/",
         "warning: and 29 more pages whose canonical URL is outside the base URL",
-        "warning: 32 of the 33 pages with a canonical URL name one outside the base URL \
-         https://mirror.example.org/click/, most under https://example.com/: the base URL is \
-         probably wrong",
+        "warning: 32 of the 33 pages with a canonical URL name one on another host or outside \
+         the base URL https://mirror.example.org/click/, most under https://example.com/: the \
+         base URL is probably wrong",
         "hint: -b https://example.com/",
         "error: no pages in ",
     ]);

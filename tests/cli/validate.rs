@@ -112,18 +112,18 @@ pub fn listed(path: &Path, base: &str) -> Vec<String> {
         .collect()
 }
 
-/// The URLs of a sitemap some other tool wrote, read leniently (its locs and alternates):
+/// The URLs of a sitemap some other tool wrote, read leniently (locs, lastmods, alternates):
 /// generators' sitemaps are compared with ours, not validated.
 pub fn parse_urls(bytes: &[u8]) -> Vec<UrlRecord> {
     let mut urls = Vec::new();
     let mut url = UrlRecord::default();
-    let mut in_loc = false;
+    let mut in_element = String::new();
     for event in EventReader::new(bytes) {
         match event.expect("well-formed XML") {
             XmlEvent::StartElement {
                 name, attributes, ..
             } => {
-                in_loc = name.local_name == "loc";
+                in_element = name.local_name.clone();
                 if name.local_name == "link" {
                     let attr = |key: &str| {
                         attributes
@@ -136,9 +136,13 @@ pub fn parse_urls(bytes: &[u8]) -> Vec<UrlRecord> {
                     }
                 }
             }
-            XmlEvent::Characters(text) if in_loc => url.loc = text.trim().to_string(),
+            XmlEvent::Characters(text) => match in_element.as_str() {
+                "loc" => url.loc = text.trim().to_string(),
+                "lastmod" => url.lastmod = Some(text.trim().to_string()),
+                _ => {}
+            },
             XmlEvent::EndElement { name } => {
-                in_loc = false;
+                in_element.clear();
                 if name.local_name == "url" {
                     urls.push(std::mem::take(&mut url));
                 }

@@ -450,7 +450,11 @@ fn completions_for_each_shell() {
     // Words are offered for the flags that take words, not file names.
     let run = Cmd::new().args(["--completions", "bash"]).run();
     let script = String::from_utf8_lossy(run.stdout()).into_owned();
-    for words in ["\"xml txt\"", "\"mtime git none\""] {
+    for words in [
+        "\"xml txt\"",
+        "\"mtime git none page page,git page,none\"",
+        "\"content bytes\"",
+    ] {
         assert!(script.contains(words), "bash lacks {words}");
     }
     let help = Cmd::new().arg("--help").run();

@@ -13,8 +13,9 @@ use sitemapgen::Request;
 use sitemapgen::decide::lastmod::state::{self, Record, Stamp};
 use sitemapgen::decide::verdict::{self, Verdict};
 use sitemapgen::entry::{Alternate, Entry};
-use sitemapgen::scan::digest::DigestRules;
+use sitemapgen::scan::digest::{DigestRules, Mode};
 use sitemapgen::scan::head;
+use sitemapgen::scan::{Scanner, Want};
 use sitemapgen::sitemap::xml::{Document, Kind, SITEMAP_NS, XHTML_NS};
 use sitemapgen::url::{BaseUrl, Mapping};
 use xml::reader::{EventReader, XmlEvent};
@@ -291,7 +292,9 @@ fn read_document(bytes: &[u8], kind: Kind, xhtml: bool) -> Vec<Values> {
 }
 
 /// A page's head says the same read from its file through a buffer of any size as parsed
-/// from its bytes (the two ways a run reads it), and what its verdict keeps for the sitemap
+/// from its bytes, and the same again when the whole page is read in one pass for its
+/// content digest and its dates (the ways a run reads it); the digest is the same twice; any
+/// declared date is one the schema takes; and what the head's verdict keeps for the sitemap
 /// is strict enough to be written.
 pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
     let parsed = head::parse(page);
@@ -301,6 +304,31 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
     let mut buffer = vec![0; buffer_len.clamp(64, 1 << 16)];
     let read = head::read(&path, &mut buffer).unwrap();
     assert_eq!(read, parsed, "read through a buffer of {}", buffer.len());
+    let rules = DigestRules::new(Mode::Content, None, Vec::new());
+    let whole = |scanner: &mut Scanner| {
+        let want = Want {
+            html: true,
+            head: true,
+            digest: Some(&rules),
+            dates: true,
+        };
+        scanner.scan(&path, want).unwrap()
+    };
+    let (once, twice) = (
+        whole(&mut Scanner::default()),
+        whole(&mut Scanner::default()),
+    );
+    if page.len() <= head::HEAD_CAP {
+        assert_eq!(
+            once.head.as_ref(),
+            Some(&parsed),
+            "the head read with the whole page"
+        );
+    }
+    assert_eq!(once.digest, twice.digest);
+    if let Some(date) = &once.declared {
+        assert!(sitemapgen::w3c::is_w3c_date(date), "declared {date:?}");
+    }
     let loc = "https://example.com/docs/page.html";
     let base = ::url::Url::parse("https://example.com/docs/").unwrap();
     let (verdict, _) = verdict::judge(parsed, &::url::Url::parse(loc).unwrap(), &base);
@@ -325,7 +353,7 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
 /// Any bytes as a state file: read or refused, never a panic; a state that reads writes back
 /// to one that reads the same.
 pub fn state_file(bytes: &[u8]) {
-    let rules = DigestRules::new(Vec::new());
+    let rules = DigestRules::new(Mode::Bytes, None, Vec::new());
     let Ok(old) = state::parse(bytes, &rules) else {
         return;
     };
@@ -348,7 +376,7 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
     else {
         return;
     };
-    let rules = DigestRules::new(ignore);
+    let rules = DigestRules::new(Mode::Bytes, None, ignore);
     let mapping = Mapping {
         clean_urls: false,
         trailing_slash: true,

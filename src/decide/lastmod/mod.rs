@@ -10,9 +10,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::error::UsageError;
+use crate::html;
 use crate::report::{Report, Warning};
-use crate::scan::READ_CHUNK;
+use crate::scan::Scanner;
 use crate::scan::digest::DigestRules;
+use crate::w3c;
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
 use git::GitDates;
@@ -50,19 +52,51 @@ pub enum LastmodMode {
     Fixed(String),
     /// The committer date of the last commit that touched the file.
     Git,
+    /// The date the page declares in its markup; for a page that declares none, the date
+    /// of the mode after it (`page,git`; `page` alone is `page,mtime`).
+    Page(Box<LastmodMode>),
 }
 
 impl LastmodMode {
     pub fn parse(text: &str) -> Result<Self> {
+        if let Some(rest) = text.strip_prefix("page") {
+            let fallback = match rest.strip_prefix(',') {
+                None if rest.is_empty() => LastmodMode::Mtime,
+                Some(fallback) if !fallback.starts_with("page") => {
+                    Self::parse(fallback).map_err(|_| {
+                        anyhow::anyhow!(
+                            "--lastmod {text:?}: after page, comes mtime, git, none or a date"
+                        )
+                    })?
+                }
+                _ => bail!("--lastmod {text:?}: after page, comes mtime, git, none or a date"),
+            };
+            return Ok(LastmodMode::Page(Box::new(fallback)));
+        }
         match text {
             "mtime" => Ok(LastmodMode::Mtime),
             "none" => Ok(LastmodMode::Omit),
             "git" => Ok(LastmodMode::Git),
             _ if is_w3c_date(text) => Ok(LastmodMode::Fixed(text.to_string())),
             _ => bail!(
-                "--lastmod {text:?} is not mtime, git, none, a date (2024-05-01) or a datetime \
-                 with seconds and zone (2024-05-01T10:00:00+02:00)"
+                "--lastmod {text:?} is not mtime, git, none, page (with a fallback: page,git), \
+                 a date (2024-05-01) or a datetime with seconds and zone \
+                 (2024-05-01T10:00:00+02:00)"
             ),
+        }
+    }
+
+    /// Whether dates come from the pages' markup.
+    pub fn reads_pages(&self) -> bool {
+        matches!(self, LastmodMode::Page(_))
+    }
+
+    /// Whether dates come from git, first or as a fallback.
+    fn uses_git(&self) -> bool {
+        match self {
+            LastmodMode::Git => true,
+            LastmodMode::Page(fallback) => fallback.uses_git(),
+            _ => false,
         }
     }
 }
@@ -88,7 +122,8 @@ struct Frozen<'c> {
     rules: &'c DigestRules,
     old: OldState,
     new: Vec<(String, Record)>,
-    buffer: Vec<u8>,
+    /// To read a page whose digest the caller did not make.
+    scanner: Scanner,
     churn: Churn,
 }
 
@@ -138,8 +173,8 @@ impl Churn {
 
 impl<'c> Dater<'c> {
     pub fn new(settings: &'c Settings, report: &mut Report) -> Result<Dater<'c>> {
-        let git = match settings.mode {
-            LastmodMode::Git => {
+        let git = match settings.mode.uses_git() {
+            true => {
                 let git =
                     GitDates::load(&settings.root).map_err(|e| UsageError(format!("{e:#}")))?;
                 if git.shallow {
@@ -152,7 +187,7 @@ impl<'c> Dater<'c> {
                 }
                 Some(git)
             }
-            _ => None,
+            false => None,
         };
         let frozen = match &settings.state {
             None => None,
@@ -174,7 +209,8 @@ impl<'c> Dater<'c> {
                 if !old.comparable {
                     report.warn(
                         Warning::Run,
-                        "--digest-ignore differs from the rules the state was written with",
+                        "the digest rules (--digest, --digest-region, --digest-ignore) differ from \
+                         those the state was written with",
                         "digests are made anew and every recorded date is kept",
                     )?;
                 }
@@ -186,7 +222,7 @@ impl<'c> Dater<'c> {
                     rules,
                     old,
                     new: Vec::new(),
-                    buffer: vec![0; READ_CHUNK],
+                    scanner: Scanner::default(),
                     churn: Churn::default(),
                 })
             }
@@ -213,12 +249,14 @@ impl<'c> Dater<'c> {
     }
 
     /// The lastmod of `page`, whose URL path under the base is `url_path`; `digest` is the
-    /// page's digest if the caller has read it.
+    /// page's digest if the caller has read it; `declared` the date the page declares, if
+    /// dates come from the pages.
     pub fn date(
         &mut self,
         page: &Page,
         url_path: &str,
         digest: Option<blake3::Hash>,
+        declared: Option<String>,
         report: &mut Report,
     ) -> Result<Option<String>> {
         let Dater {
@@ -227,10 +265,12 @@ impl<'c> Dater<'c> {
             git,
             frozen,
         } = self;
-        let fresh = |report: &mut Report| fresh_date(mode, *clamp, git.as_ref(), page, report);
+        let declared = declared.as_deref();
+        let fresh =
+            |report: &mut Report| fresh_date(mode, declared, *clamp, git.as_ref(), page, report);
         match frozen {
             None => fresh(report),
-            Some(frozen) => frozen.date(page, url_path, digest, report, fresh),
+            Some(frozen) => frozen.date(page, url_path, digest, declared, report, fresh),
         }
     }
 
@@ -253,6 +293,7 @@ impl Frozen<'_> {
         page: &Page,
         key: &str,
         digest: Option<blake3::Hash>,
+        declared: Option<&str>,
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
     ) -> Result<Option<String>> {
@@ -265,12 +306,17 @@ impl Frozen<'_> {
             (Some(o), _) if unchanged_file => o.digest,
             (_, Some(digest)) => digest,
             (_, None) => self
-                .rules
-                .read(page.path, &mut Vec::new(), 0, &mut self.buffer)
+                .scanner
+                .digest(page.path, self.rules, html::is_page(page.rel))
                 .with_context(|| format!("cannot read {}", page.path.display()))?,
         };
+        // A date the page declares moves its lastmod forward, whatever its content did.
+        let newer = |recorded: &Option<String>| {
+            let instant = |date: &str| w3c::instant(date);
+            declared.and_then(instant) > recorded.as_deref().and_then(instant)
+        };
         let lastmod = match old {
-            Some(o) if o.digest == digest || !self.old.comparable => {
+            Some(o) if (o.digest == digest || !self.old.comparable) && !newer(&o.lastmod) => {
                 self.churn.kept += 1;
                 o.lastmod
             }
@@ -297,15 +343,26 @@ impl Frozen<'_> {
     }
 }
 
-/// The date `mode` gives a page that is new or changed.
+/// The date `mode` gives a page that is new or changed; `declared`, the date it declares.
 fn fresh_date(
     mode: &LastmodMode,
+    declared: Option<&str>,
     clamp: Option<i64>,
     git: Option<&GitDates>,
     page: &Page,
     report: &mut Report,
 ) -> Result<Option<String>> {
     match mode {
+        LastmodMode::Page(fallback) => match declared {
+            Some(date) => Ok(Some(date.to_string())),
+            None => {
+                report.detail(format_args!(
+                    "{}: declares no date, dated by the fallback",
+                    page.rel.display()
+                ));
+                fresh_date(fallback, None, clamp, git, page, report)
+            }
+        },
         LastmodMode::Omit => Ok(None),
         LastmodMode::Fixed(date) => Ok(Some(date.clone())),
         LastmodMode::Git => match git.and_then(|git| git.date(page.rel)) {

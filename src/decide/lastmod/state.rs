@@ -102,12 +102,12 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
     let rules_line = next("the rules")?
         .ok_or_else(|| anyhow!("it ends after line 1"))?
         .1;
-    let Some(fingerprint) = rules_line.strip_prefix("digest blake3 ignore=") else {
+    let Some(described) = rules_line.strip_prefix("digest ") else {
         bail!("line 2 is not a digest line");
     };
     let mut state = OldState {
         records: HashMap::new(),
-        comparable: fingerprint == rules.fingerprint(),
+        comparable: described == rules.describe(),
     };
     while let Some((number, line)) = next("a record")? {
         if let Some(count) = line.strip_prefix("end ") {
@@ -175,7 +175,7 @@ pub fn write(
 ) -> io::Result<()> {
     records.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     writeln!(out, "{MAGIC} {VERSION}")?;
-    writeln!(out, "digest blake3 ignore={}", rules.fingerprint())?;
+    writeln!(out, "digest {}", rules.describe())?;
     for (url_path, record) in records.iter() {
         write!(
             out,
@@ -198,7 +198,8 @@ mod tests {
     use regex::bytes::Regex;
 
     fn rules(patterns: &[&str]) -> DigestRules {
-        DigestRules::new(patterns.iter().map(|p| Regex::new(p).unwrap()).collect())
+        let ignore = patterns.iter().map(|p| Regex::new(p).unwrap()).collect();
+        DigestRules::new(crate::scan::digest::Mode::Bytes, None, ignore)
     }
 
     #[test]

@@ -1,0 +1,574 @@
+//! The digest of what a reader of a page cares about, so that a rebuild that only touches
+//! navigation, site-wide chrome or asset names does not re-date the page (Google calls for
+//! lastmod to move on a "significant" change: main content, structured data, links in the
+//! content). It is made of:
+//!
+//! - the **main region**: the page's `<main>` elements and those with `role="main"` (or the
+//!   elements `--digest-region` names); without one, the whole body. Within it, navigation
+//!   and chrome are left out: `<nav>`, `<aside>`, elements with `role="navigation"`,
+//!   `"banner"`, `"contentinfo"`, `"complementary"` or `"search"`, and a `<header>` or
+//!   `<footer>` outside an `<article>`; so are `<script>`, `<style>`, `<template>` and a
+//!   `<noscript>` in the body. What counts there: the words of the text (whitespace and
+//!   line breaks do not count), the targets of links, the sources of images, video and
+//!   frames;
+//! - the **structured data**: each JSON-LD block (but objects about the site as a whole,
+//!   `WebSite` and `Organization`), its keys sorted;
+//! - the **robots directives**.
+//!
+//! The title and the meta description are left out: generators fill them from site-wide
+//! settings (a site name after every title, the site's description on pages without one),
+//! so a rename would re-date every page; the page's own heading is in its main region. In
+//! URLs (links, media, JSON-LD), the scheme and host are left out, so that a move to
+//! another host or to https changes no digest. `--digest-ignore` removes its matches from
+//! each run of text and each URL before it counts.
+
+use super::digest::DigestRules;
+use super::tokens::Tag;
+
+/// Elements without content or end tag.
+const VOID: &[&[u8]] = &[
+    b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta",
+    b"source", b"track", b"wbr", b"param", b"keygen",
+];
+
+/// Roles that mark navigation or chrome.
+const CHROME_ROLES: &[&[u8]] = &[
+    b"navigation",
+    b"banner",
+    b"contentinfo",
+    b"complementary",
+    b"search",
+];
+
+/// JSON-LD objects about the site as a whole, not the page.
+const SITE_TYPES: &[&str] = &["WebSite", "Organization"];
+
+/// A run of text counted at a time at most (longer runs are cut there).
+const MAX_RUN: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Main,
+    Chrome,
+    Article,
+    /// Inert, or text that is not content (`<template>`, `<noscript>` in the body).
+    Inert,
+}
+
+struct Open {
+    name: Vec<u8>,
+    kind: Kind,
+    /// Elements of the same name opened inside it, not yet closed.
+    depth: u32,
+}
+
+impl Open {
+    /// An `<article>` is one whatever region it also is (Furo's `<article role="main">`).
+    fn is_article(&self) -> bool {
+        self.kind == Kind::Article || self.name == b"article"
+    }
+}
+
+/// One way of counting the page: its main region, or its whole body.
+struct Stream {
+    hasher: blake3::Hasher,
+}
+
+impl Stream {
+    fn new() -> Self {
+        Stream {
+            hasher: blake3::Hasher::new(),
+        }
+    }
+
+    fn words(&mut self, text: &[u8]) {
+        for word in text
+            .split(u8::is_ascii_whitespace)
+            .filter(|w| !w.is_empty())
+        {
+            self.hasher.update(word);
+            self.hasher.update(b"\0");
+        }
+    }
+
+    fn url(&mut self, mark: u8, url: &[u8]) {
+        self.hasher.update(&[mark]);
+        self.hasher.update(url);
+        self.hasher.update(b"\0");
+    }
+}
+
+/// The content digest, made as the page's tokens go by.
+pub struct Content<'r> {
+    rules: &'r DigestRules,
+    /// Open elements that decide where text counts, innermost last.
+    stack: Vec<Open>,
+    /// How many of each kind are open.
+    main: u32,
+    chrome: u32,
+    articles: u32,
+    inert: u32,
+    /// Whether a main region was seen: then it is the digest, else the body.
+    main_seen: bool,
+    in_main: Stream,
+    in_body: Stream,
+    /// The run of text not yet counted.
+    run: Vec<u8>,
+    /// JSON-LD blocks and robots directives, counted whatever the region.
+    structured: blake3::Hasher,
+    robots: Vec<String>,
+}
+
+impl<'r> Content<'r> {
+    pub fn new(rules: &'r DigestRules) -> Self {
+        Content {
+            rules,
+            stack: Vec::new(),
+            main: 0,
+            chrome: 0,
+            articles: 0,
+            inert: 0,
+            main_seen: false,
+            in_main: Stream::new(),
+            in_body: Stream::new(),
+            run: Vec::new(),
+            structured: blake3::Hasher::new(),
+            robots: Vec::new(),
+        }
+    }
+
+    /// A `<meta name="robots">`'s directives.
+    pub fn robots(&mut self, content: &str) {
+        self.robots.extend(
+            content
+                .split([',', ' ', '\t', '\n'])
+                .map(|d| d.trim().to_ascii_lowercase())
+                .filter(|d| !d.is_empty()),
+        );
+    }
+
+    /// A JSON-LD block, as written.
+    pub fn json_ld(&mut self, json: &[u8], value: Option<&serde_json::Value>) {
+        match value {
+            Some(value) => {
+                for object in objects(value) {
+                    let about_site = object
+                        .get("@type")
+                        .is_some_and(|kind| types(kind).any(|t| SITE_TYPES.contains(&t)));
+                    if !about_site {
+                        let mut object = serde_json::Value::Object(object.clone());
+                        strip_hosts(&mut object);
+                        let text = object.to_string();
+                        self.structured.update(&self.rules.strip(text.as_bytes()));
+                        self.structured.update(b"\0");
+                    }
+                }
+            }
+            // Not JSON: its words count, as text would.
+            None => {
+                for word in json
+                    .split(u8::is_ascii_whitespace)
+                    .filter(|w| !w.is_empty())
+                {
+                    self.structured.update(word);
+                    self.structured.update(b"\0");
+                }
+            }
+        }
+    }
+
+    /// Whether text here counts at all (outside chrome and inert elements).
+    fn counts(&self) -> bool {
+        self.chrome == 0 && self.inert == 0
+    }
+
+    /// Counts the run of text so far in the streams it belongs to.
+    fn flush(&mut self) {
+        if self.run.is_empty() {
+            return;
+        }
+        let run = std::mem::take(&mut self.run);
+        let text = self.rules.strip(&run);
+        if self.counts() {
+            self.in_body.words(&text);
+            if self.main > 0 {
+                self.in_main.words(&text);
+            }
+        }
+        self.run = run;
+        self.run.clear();
+    }
+
+    pub fn text(&mut self, text: &[u8]) {
+        if !self.counts() {
+            return;
+        }
+        self.run.extend_from_slice(text);
+        if self.run.len() >= MAX_RUN {
+            self.flush();
+        }
+    }
+
+    fn url(&mut self, mark: u8, url: &[u8]) {
+        let url = self.rules.strip(without_host(url.trim_ascii()));
+        self.in_body.url(mark, &url);
+        if self.main > 0 {
+            self.in_main.url(mark, &url);
+        }
+    }
+
+    pub fn start(&mut self, tag: &Tag) {
+        self.flush();
+        let kind = self.kind(tag);
+        self.main_seen |= kind == Some(Kind::Main);
+        if self.counts() && !matches!(kind, Some(Kind::Chrome | Kind::Inert)) {
+            self.links_and_media(tag);
+        }
+        if VOID.contains(&tag.name) {
+            return;
+        }
+        match kind {
+            Some(kind) => {
+                let open = Open {
+                    name: tag.name.to_vec(),
+                    kind,
+                    depth: 0,
+                };
+                self.count(&open, 1);
+                self.stack.push(open);
+            }
+            None => {
+                if let Some(open) = self.stack.iter_mut().rev().find(|o| o.name == tag.name) {
+                    open.depth += 1;
+                }
+            }
+        }
+    }
+
+    pub fn end(&mut self, name: &[u8]) {
+        self.flush();
+        let Some(at) = self.stack.iter().rposition(|open| open.name == name) else {
+            return;
+        };
+        if self.stack[at].depth > 0 {
+            self.stack[at].depth -= 1;
+            return;
+        }
+        for open in self.stack.split_off(at) {
+            self.count(&open, -1);
+        }
+    }
+
+    fn count(&mut self, open: &Open, by: i32) {
+        let counter = match open.kind {
+            Kind::Main => &mut self.main,
+            Kind::Chrome => &mut self.chrome,
+            Kind::Article => &mut self.articles,
+            Kind::Inert => &mut self.inert,
+        };
+        *counter = counter.saturating_add_signed(by);
+        if open.is_article() && open.kind != Kind::Article {
+            self.articles = self.articles.saturating_add_signed(by);
+        }
+    }
+
+    /// What an element opened by `tag` makes of what it holds (None: nothing of note).
+    fn kind(&self, tag: &Tag) -> Option<Kind> {
+        let role = tag.attribute(b"role").map(|role| role.trim_ascii());
+        let main = match &self.rules.region {
+            Some(selector) => selector.matches(tag),
+            None => tag.name == b"main" || role == Some(b"main".as_slice()),
+        };
+        if main {
+            return Some(Kind::Main);
+        }
+        if role.is_some_and(|role| CHROME_ROLES.contains(&role)) {
+            return Some(Kind::Chrome);
+        }
+        match tag.name {
+            b"nav" | b"aside" => Some(Kind::Chrome),
+            // A page's own header and footer sit in its article; the site's outside.
+            b"header" | b"footer" if self.articles == 0 => Some(Kind::Chrome),
+            b"article" => Some(Kind::Article),
+            b"template" | b"script" | b"style" | b"noscript" => Some(Kind::Inert),
+            _ => None,
+        }
+    }
+
+    /// The targets of links and the sources of media that `tag` holds.
+    fn links_and_media(&mut self, tag: &Tag) {
+        const LINK: u8 = 1;
+        const MEDIA: u8 = 2;
+        let attributes: &[(&[u8], u8)] = match tag.name {
+            b"a" | b"area" => &[(b"href", LINK)],
+            b"img" | b"source" => &[(b"src", MEDIA), (b"srcset", MEDIA)],
+            b"video" => &[(b"src", MEDIA), (b"poster", MEDIA)],
+            b"audio" | b"iframe" | b"embed" | b"track" => &[(b"src", MEDIA)],
+            b"object" => &[(b"data", MEDIA)],
+            _ => return,
+        };
+        for (name, mark) in attributes {
+            if let Some(value) = tag.attribute(name) {
+                self.url(*mark, value);
+            }
+        }
+    }
+
+    /// The digest: the main region (or the body without one), the structured data and the
+    /// robots directives.
+    pub fn finish(mut self) -> blake3::Hash {
+        self.flush();
+        let region = if self.main_seen {
+            self.in_main.hasher.finalize()
+        } else {
+            self.in_body.hasher.finalize()
+        };
+        self.robots.sort();
+        self.robots.dedup();
+        let mut digest = blake3::Hasher::new();
+        digest.update(region.as_bytes());
+        digest.update(self.structured.finalize().as_bytes());
+        for directive in &self.robots {
+            digest.update(directive.as_bytes());
+            digest.update(b"\0");
+        }
+        digest.finalize()
+    }
+}
+
+/// The objects of a JSON-LD block: itself, the items of an array, those of an `@graph`.
+pub fn objects(value: &serde_json::Value) -> Vec<&serde_json::Map<String, serde_json::Value>> {
+    let mut objects = Vec::new();
+    match value {
+        serde_json::Value::Array(items) => {
+            for item in items {
+                objects.extend(self::objects(item));
+            }
+        }
+        serde_json::Value::Object(object) => match object.get("@graph") {
+            Some(graph) => objects.extend(self::objects(graph)),
+            None => objects.push(object),
+        },
+        _ => {}
+    }
+    objects
+}
+
+/// The names of a JSON-LD `@type` (one, or several).
+fn types(kind: &serde_json::Value) -> impl Iterator<Item = &str> {
+    let list: Vec<&str> = match kind {
+        serde_json::Value::String(one) => vec![one.as_str()],
+        serde_json::Value::Array(many) => many.iter().filter_map(|t| t.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    list.into_iter()
+}
+
+/// Every absolute http(s) URL in a JSON-LD value without its scheme and host.
+fn strip_hosts(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => {
+            let stripped = without_host(text.as_bytes());
+            if stripped.len() != text.len() {
+                *text = String::from_utf8_lossy(stripped).into_owned();
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(strip_hosts),
+        serde_json::Value::Object(object) => object.values_mut().for_each(strip_hosts),
+        _ => {}
+    }
+}
+
+/// `/path?q` of `https://host/path?q` (and of `//host/path?q`); other URLs as they are.
+fn without_host(url: &[u8]) -> &[u8] {
+    let rest = [b"https://".as_slice(), b"http://", b"//"]
+        .iter()
+        .find_map(|prefix| {
+            url.get(..prefix.len())
+                .filter(|start| start.eq_ignore_ascii_case(prefix))
+                .map(|_| &url[prefix.len()..])
+        });
+    match rest {
+        Some(rest) => &rest[rest.iter().position(|&b| b == b'/').unwrap_or(rest.len())..],
+        None => url,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::digest::{DigestRules, Mode};
+    use super::super::select::Selector;
+    use super::super::{Scanner, Want};
+
+    fn digest_with(rules: &DigestRules, html: &str) -> blake3::Hash {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.html");
+        std::fs::write(&path, html).unwrap();
+        let want = Want {
+            html: true,
+            head: true,
+            digest: Some(rules),
+            dates: false,
+        };
+        Scanner::default()
+            .scan(&path, want)
+            .unwrap()
+            .digest
+            .unwrap()
+    }
+
+    fn digest(html: &str) -> blake3::Hash {
+        digest_with(&DigestRules::new(Mode::Content, None, Vec::new()), html)
+    }
+
+    fn page(head: &str, body: &str) -> String {
+        format!("<!doctype html><html><head>{head}</head><body>{body}</body></html>")
+    }
+
+    #[test]
+    fn what_does_not_count() {
+        let base = digest(&page(
+            "<title>A - Site</title>",
+            "<header>Site</header><nav><a href=/a>A</a></nav>\
+             <main><nav>toc</nav><article><h1>A</h1><p>Some text <a href=/b>link</a></p>\
+             <img src=/i.png></article><aside>related</aside></main><footer>© 2024</footer>",
+        ));
+        for (what, other) in [
+            (
+                "title, header, footer, navigation, asides, scripts, styles",
+                page(
+                    "<title>A - New site name</title><link rel=stylesheet href=/app.4f2a.css>",
+                    "<header>New site</header><nav><a href=/a>A</a><a href=/new>New</a></nav>\
+                     <main><nav>toc, longer</nav><article><h1>A</h1><p>Some text <a href=/b>link</a>\
+                     </p><img src=/i.png><script>track()</script><style>p{}</style></article>\
+                     <aside>other related</aside></main><footer>© 2025</footer>\
+                     <script src=/app.9e1c.js></script>",
+                ),
+            ),
+            (
+                "whitespace, quotes, attribute order, a move to another host",
+                page(
+                    "<title>A - Site</title>",
+                    "<header>Site</header><nav><a href=/a>A</a></nav>\n<main>\n  <nav>toc</nav>\n  \
+                     <article>\n    <h1>A</h1>\n    <p>Some\n      text   <a class='x' \
+                     href='https://example.org/b'>link</a></p>\n    <img alt=x src='/i.png'>\n  \
+                     </article>\n  <aside>related</aside>\n</main>\n<footer>© 2024</footer>",
+                ),
+            ),
+        ] {
+            assert_eq!(digest(&other), base, "{what} counted");
+        }
+        for (what, other) in [
+            (
+                "the text",
+                page(
+                    "",
+                    "<main><article><h1>A</h1><p>Other text <a href=/b>link</a></p><img src=/i.png></article></main>",
+                ),
+            ),
+            (
+                "a link's target",
+                page(
+                    "",
+                    "<main><article><h1>A</h1><p>Some text <a href=/c>link</a></p><img src=/i.png></article></main>",
+                ),
+            ),
+            (
+                "an image",
+                page(
+                    "",
+                    "<main><article><h1>A</h1><p>Some text <a href=/b>link</a></p><img src=/j.png></article></main>",
+                ),
+            ),
+            (
+                "the robots directives",
+                page(
+                    "<meta name=robots content=nofollow>",
+                    "<main><article><h1>A</h1><p>Some text <a href=/b>link</a></p><img src=/i.png></article></main>",
+                ),
+            ),
+            (
+                "the structured data",
+                page(
+                    r#"<script type="application/ld+json">{"@type":"Article","dateModified":"2024-05-01"}</script>"#,
+                    "<main><article><h1>A</h1><p>Some text <a href=/b>link</a></p><img src=/i.png></article></main>",
+                ),
+            ),
+        ] {
+            assert_ne!(digest(&other), base, "{what} not counted");
+        }
+    }
+
+    #[test]
+    fn the_region_is_the_main_one_or_else_the_body_less_its_chrome() {
+        // Sphinx's role="main", with relbars marked as navigation.
+        let sphinx = |sidebar: &str| {
+            page(
+                "",
+                &format!(
+                    "<div role=navigation>{sidebar}</div><div class=document><div class=body \
+                     role=main><p>Text</p><div><p>nested</p></div></div></div>\
+                     <div class=footer role=contentinfo>© x</div>"
+                ),
+            )
+        };
+        assert_eq!(digest(&sphinx("a")), digest(&sphinx("a, b")));
+        // Without a main region, the body less its header, footer and navigation.
+        let plain = |footer: &str| {
+            page(
+                "",
+                &format!("<header>x</header><p>Text</p><footer>{footer}</footer>"),
+            )
+        };
+        assert_eq!(digest(&plain("© 2024")), digest(&plain("© 2025")));
+        assert_ne!(
+            digest(&page("", "<p>Text</p>")),
+            digest(&page("", "<p>Other</p>"))
+        );
+        // A header and a footer inside an article belong to it.
+        let article = |footer: &str| {
+            page(
+                "",
+                &format!(
+                    "<main><article><header>Title</header><p>x</p><footer>{footer}</footer></article></main>"
+                ),
+            )
+        };
+        assert_ne!(digest(&article("tag: a")), digest(&article("tag: b")));
+        // JSON-LD about the site as a whole does not count.
+        let site = |name: &str| {
+            page(
+                &format!(
+                    r#"<script type="application/ld+json">{{"@type":"WebSite","name":"{name}"}}</script>"#
+                ),
+                "<main>x</main>",
+            )
+        };
+        assert_eq!(digest(&site("A")), digest(&site("B")));
+    }
+
+    #[test]
+    fn a_named_region_and_ignored_matches() {
+        let rules = DigestRules::new(
+            Mode::Content,
+            Some(Selector::parse("div.content").unwrap()),
+            vec![regex::bytes::Regex::new("Updated [0-9-]+").unwrap()],
+        );
+        let page = |main: &str, content: &str| {
+            page(
+                "",
+                &format!(
+                    "<main>{main}</main><div class='x content'>{content} Updated 2024-05-01</div>"
+                ),
+            )
+        };
+        let (a, b) = (page("one", "text"), page("two", "text"));
+        assert_eq!(digest_with(&rules, &a), digest_with(&rules, &b));
+        let c = page("one", "text").replace("2024-05-01", "2025-01-01");
+        assert_eq!(digest_with(&rules, &a), digest_with(&rules, &c));
+        assert_ne!(
+            digest_with(&rules, &a),
+            digest_with(&rules, &page("one", "other"))
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! One pass over a page's tokens for everything asked of it: what its head says, the digest
+//! of its content, the dates it declares. Reading stops at the end of the head when nothing
+//! more is asked.
+
+use super::content::{self, Content};
+use super::dates::{Declared, Source};
+use super::head::{Facts, Goes};
+use super::tokens::{Events, Flow, Tag};
+
+/// JSON-LD kept of one block at most (a larger one is read as text).
+const MAX_JSON: usize = 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Head,
+    Body,
+}
+
+pub struct PageReader<'c, 'r> {
+    phase: Phase,
+    pub facts: Facts,
+    /// Stop once the head is read.
+    head_only: bool,
+    content: Option<&'c mut Content<'r>>,
+    pub dates: Option<Declared>,
+    /// A JSON-LD block being read, when the content or the dates want it.
+    json: Option<Vec<u8>>,
+}
+
+impl<'c, 'r> PageReader<'c, 'r> {
+    pub fn new(content: Option<&'c mut Content<'r>>, dates: bool) -> Self {
+        PageReader {
+            phase: Phase::Head,
+            facts: Facts::default(),
+            head_only: content.is_none() && !dates,
+            content,
+            dates: dates.then(Declared::default),
+            json: None,
+        }
+    }
+
+    fn wants_structure(&self) -> bool {
+        self.content.is_some() || self.dates.is_some()
+    }
+
+    /// A `<meta>`: robots directives for the content, dates for the dates.
+    fn meta(&mut self, tag: &Tag) {
+        let value = |name: &[u8]| {
+            tag.attribute(name)
+                .map(|value| String::from_utf8_lossy(value).trim().to_string())
+        };
+        let Some(content) = value(b"content") else {
+            return;
+        };
+        let key = value(b"property")
+            .or_else(|| value(b"name"))
+            .or_else(|| value(b"itemprop"));
+        let Some(key) = key else {
+            return;
+        };
+        if let Some(dates) = &mut self.dates
+            && let Some(source) = Source::of_meta(&key)
+        {
+            dates.add(source, &content);
+        }
+        if let Some(page) = &mut self.content
+            && ["robots", "googlebot", "bingbot"]
+                .iter()
+                .any(|bot| key.eq_ignore_ascii_case(bot))
+        {
+            page.robots(&content);
+        }
+    }
+
+    /// The end of a JSON-LD block.
+    fn json_ld(&mut self, json: Vec<u8>) {
+        let value: Option<serde_json::Value> = serde_json::from_slice(&json).ok();
+        if let (Some(dates), Some(value)) = (&mut self.dates, &value) {
+            for object in content::objects(value) {
+                for (key, source) in [
+                    ("dateModified", Source::JsonLdModified),
+                    ("datePublished", Source::JsonLdPublished),
+                ] {
+                    if let Some(date) = object.get(key).and_then(|date| date.as_str()) {
+                        dates.add(source, date);
+                    }
+                }
+            }
+        }
+        if let Some(page) = &mut self.content {
+            page.json_ld(&json, value.as_ref());
+        }
+    }
+}
+
+impl Events for PageReader<'_, '_> {
+    fn wants_attributes(&mut self, name: &[u8]) -> bool {
+        let structure = self.wants_structure() && matches!(name, b"meta" | b"script");
+        match self.phase {
+            Phase::Head => self.facts.wants_attributes(name) || structure,
+            Phase::Body => self.content.is_some() || structure,
+        }
+    }
+
+    fn start(&mut self, tag: &Tag) -> Flow {
+        if self.wants_structure() {
+            match tag.name {
+                b"meta" => self.meta(tag),
+                b"script" => {
+                    let json_ld = tag.attribute(b"type").is_some_and(|kind| {
+                        kind.trim_ascii()
+                            .eq_ignore_ascii_case(b"application/ld+json")
+                    });
+                    if json_ld {
+                        self.json = Some(Vec::new());
+                    }
+                }
+                _ => {}
+            }
+        }
+        if self.phase == Phase::Head {
+            if self.facts.start(tag) == Goes::On {
+                return Flow::Continue;
+            }
+            self.phase = Phase::Body;
+            if self.head_only {
+                return Flow::Stop;
+            }
+        }
+        if let Some(page) = &mut self.content {
+            page.start(tag);
+        }
+        Flow::Continue
+    }
+
+    fn end(&mut self, name: &[u8]) -> Flow {
+        if name == b"script"
+            && let Some(json) = self.json.take()
+        {
+            self.json_ld(json);
+        }
+        if self.phase == Phase::Head {
+            if self.facts.end(name) == Goes::On {
+                return Flow::Continue;
+            }
+            self.phase = Phase::Body;
+            if self.head_only {
+                return Flow::Stop;
+            }
+        }
+        if let Some(page) = &mut self.content {
+            page.end(name);
+        }
+        Flow::Continue
+    }
+
+    fn text(&mut self, text: &[u8]) {
+        if let Some(json) = &mut self.json {
+            if json.len() + text.len() <= MAX_JSON {
+                json.extend_from_slice(text);
+            }
+            return;
+        }
+        if self.phase == Phase::Body
+            && let Some(page) = &mut self.content
+        {
+            page.text(text);
+        }
+    }
+
+    fn noscript_is_markup(&mut self) -> bool {
+        self.phase == Phase::Head
+    }
+}
