@@ -89,7 +89,8 @@ impl<'s> Decider<'s> {
             digest: self.dater.digest_rules(page, &computed.path),
             dates: settings.lastmod.mode.reads_pages(),
         };
-        let scanned = match self.scanner.scan(page.path, want) {
+        let open = || std::fs::File::open(page.path);
+        let scanned = match self.scanner.scan(open, page.stamp.size, want) {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 vanished(page, report)?;
                 return Ok(None);

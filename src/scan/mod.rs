@@ -12,19 +12,26 @@ mod tokens;
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
 
 use html5gum::IoReader;
 
 use content::Content;
-use digest::{DigestRules, Hashing, Mode};
+use digest::{ByteDigest, DigestRules, Hashing, Mode};
 use head::{HEAD_CAP, Head};
 use page::PageReader;
 
-/// Bytes read from a page at a time.
-pub const READ_CHUNK: usize = 64 * 1024;
+/// Bytes html5gum reads at a time from a page too large to be read whole.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Pages up to this size are read whole, at once, and tokenized in memory (a fifth of the
+/// tokenizer's time goes into reading through a buffer); larger ones are streamed.
+const WHOLE: usize = 1024 * 1024;
+
+/// What is read first of a page for its head alone: most heads end well within it.
+const HEAD_FIRST: usize = 16 * 1024;
 
 /// What to read of a page.
+#[derive(Clone, Copy)]
 pub struct Want<'r> {
     /// Whether the page is HTML (only HTML is tokenized; another file has a digest of its
     /// bytes).
@@ -47,97 +54,132 @@ pub struct Scanned {
 
 /// Reads pages, its buffers reused from page to page.
 pub struct Scanner {
-    /// For html5gum, reading a head alone.
-    head_buffer: Vec<u8>,
-    /// For a whole page.
+    /// The page read whole, or its first bytes.
+    page: Vec<u8>,
+    /// html5gum's buffer for a page that is streamed.
     chunk: Vec<u8>,
 }
 
 impl Default for Scanner {
     fn default() -> Self {
         Scanner {
-            head_buffer: vec![0; 16 * 1024],
+            page: Vec::new(),
             chunk: vec![0; READ_CHUNK],
         }
     }
 }
 
-impl Scanner {
-    /// Reads the page at `path` for what `want` asks, once. An error is the read's (a page
-    /// that vanished is `NotFound`).
-    pub fn scan(&mut self, path: &Path, want: Want) -> io::Result<Scanned> {
-        let dates = want.html && want.dates;
-        match want.digest {
-            Some(rules) => {
-                let (mut scanned, digest) =
-                    self.with_digest(path, rules, want.html, want.head, dates)?;
-                scanned.digest = Some(digest);
-                Ok(scanned)
-            }
-            None if dates => {
-                let mut reader = PageReader::new(None, true);
-                let file = File::open(path)?;
-                tokens::read(
-                    IoReader::new_with_buffer(file, &mut self.chunk),
-                    &mut reader,
-                )?;
-                Ok(finish(reader, want.head))
-            }
-            None if want.html && want.head => {
-                let mut reader = PageReader::new(None, false);
-                let file = File::open(path)?.take(HEAD_CAP as u64);
-                tokens::read(
-                    IoReader::new_with_buffer(file, &mut self.head_buffer),
-                    &mut reader,
-                )?;
-                Ok(finish(reader, true))
-            }
-            None => Ok(Scanned::default()),
-        }
-    }
+/// A page's bytes: all in memory, or what is in memory followed by the rest of the file.
+enum Input<'a> {
+    Whole(&'a [u8]),
+    Stream(io::Chain<&'a [u8], File>),
 }
 
 impl Scanner {
-    /// The digest of the page at `path` (HTML or not), made with `rules`.
-    pub fn digest(
+    /// Reads the page that `open` opens, `size` bytes long by its stat, for what `want`
+    /// asks, once; it is not opened when nothing is asked. An error is the read's (a page
+    /// that vanished is `NotFound`).
+    pub fn scan(
         &mut self,
-        path: &Path,
-        rules: &DigestRules,
-        html: bool,
-    ) -> io::Result<blake3::Hash> {
-        Ok(self.with_digest(path, rules, html, false, false)?.1)
+        open: impl FnOnce() -> io::Result<File>,
+        size: u64,
+        want: Want,
+    ) -> io::Result<Scanned> {
+        let tokens = want.html && (want.head || want.dates);
+        match want.digest {
+            None if want.html && want.dates => self.whole(open()?, size, &want),
+            None if tokens => self.head(open()?, size),
+            None => Ok(Scanned::default()),
+            Some(_) => self.whole(open()?, size, &want),
+        }
     }
 
-    /// Reads a page for its digest, and for its head and dates if asked.
-    fn with_digest(
-        &mut self,
-        path: &Path,
-        rules: &DigestRules,
-        html: bool,
-        head: bool,
-        dates: bool,
-    ) -> io::Result<(Scanned, blake3::Hash)> {
+    /// Reads the head alone: the page's first bytes, and the rest of the head if it goes on.
+    fn head(&mut self, mut file: File, size: u64) -> io::Result<Scanned> {
+        let Scanner { page, chunk } = self;
+        let complete = read_start(&mut file, page, size, HEAD_FIRST)?;
+        let mut reader = PageReader::new(None, false);
+        tokens::read(page.as_slice(), &mut reader).unwrap_or_else(|never| match never {});
+        if complete || reader.head_ended() {
+            return Ok(finish(reader, true));
+        }
+        // Read again from the start, on through the rest of the file.
+        let mut reader = PageReader::new(None, false);
+        let input = page.as_slice().chain(file).take(HEAD_CAP as u64);
+        tokens::read(IoReader::new_with_buffer(input, chunk), &mut reader)?;
+        Ok(finish(reader, true))
+    }
+
+    /// Reads the whole page, in memory if it is not too large.
+    fn whole(&mut self, mut file: File, size: u64, want: &Want) -> io::Result<Scanned> {
+        let Scanner { page, chunk } = self;
+        let input = match read_start(&mut file, page, size, WHOLE)? {
+            true => Input::Whole(page),
+            false => Input::Stream(page.as_slice().chain(file)),
+        };
+        let dates = want.html && want.dates;
+        let head = want.html && want.head;
+        let Some(rules) = want.digest else {
+            let mut reader = PageReader::new(None, dates);
+            tokenize(input, chunk, &mut reader)?;
+            return Ok(finish(reader, head));
+        };
         // A file that is not HTML, or the bytes asked for: every byte counts.
-        if !html || rules.mode == Mode::Bytes {
-            let mut hashing = Hashing::new(File::open(path)?, rules);
-            let mut scanned = Scanned::default();
-            if html && (head || dates) {
-                let mut reader = PageReader::new(None, dates);
-                let input = IoReader::new_with_buffer(&mut hashing, &mut self.chunk);
-                tokens::read(input, &mut reader)?;
-                scanned = finish(reader, head);
-            }
-            return Ok((scanned, hashing.finish()?));
+        if !want.html || rules.mode == Mode::Bytes {
+            let mut reader = PageReader::new(None, dates);
+            let read = head || dates;
+            let digest = match input {
+                Input::Whole(bytes) => {
+                    if read {
+                        tokenize(Input::Whole(bytes), chunk, &mut reader)?;
+                    }
+                    let mut digest = ByteDigest::new(rules);
+                    digest.update(bytes);
+                    digest.finish()
+                }
+                Input::Stream(stream) => {
+                    let mut hashing = Hashing::new(stream, rules);
+                    if read {
+                        let input = IoReader::new_with_buffer(&mut hashing, chunk);
+                        tokens::read(input, &mut reader)?;
+                    }
+                    hashing.finish()?
+                }
+            };
+            let mut scanned = match read {
+                true => finish(reader, head),
+                false => Scanned::default(),
+            };
+            scanned.digest = Some(digest);
+            return Ok(scanned);
         }
         let mut content = Content::new(rules);
         let mut reader = PageReader::new(Some(&mut content), dates);
-        let file = File::open(path)?;
-        tokens::read(
-            IoReader::new_with_buffer(file, &mut self.chunk),
-            &mut reader,
-        )?;
-        let scanned = finish(reader, head);
-        Ok((scanned, content.finish()))
+        tokenize(input, chunk, &mut reader)?;
+        let mut scanned = finish(reader, head);
+        scanned.digest = Some(content.finish());
+        Ok(scanned)
+    }
+}
+
+/// Reads the first `limit` bytes of `file` into `page`, fewer if it is shorter; whether that
+/// is the whole file. Its size is the stat's: a file that grows after it is read as it was
+/// then (its stamp has changed, so the next run reads it again), one that shrinks ends.
+fn read_start(file: &mut File, page: &mut Vec<u8>, size: u64, limit: usize) -> io::Result<bool> {
+    let want = usize::try_from(size).unwrap_or(usize::MAX).min(limit);
+    page.clear();
+    page.reserve(want);
+    file.take(want as u64).read_to_end(page)?;
+    Ok(page.len() < limit || page.len() as u64 >= size)
+}
+
+fn tokenize(input: Input, chunk: &mut [u8], reader: &mut PageReader) -> io::Result<()> {
+    match input {
+        Input::Whole(bytes) => {
+            tokens::read(bytes, reader).unwrap_or_else(|never| match never {});
+            Ok(())
+        }
+        Input::Stream(stream) => tokens::read(IoReader::new_with_buffer(stream, chunk), reader),
     }
 }
 
@@ -151,5 +193,87 @@ fn finish(reader: PageReader, head: bool) -> Scanned {
             .map(String::from),
         head: head.then_some(reader.facts.head),
         digest: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(page: &str, want: Want) -> Scanned {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("page.html");
+        std::fs::write(&path, page).unwrap();
+        let open = || File::open(&path);
+        Scanner::default()
+            .scan(open, page.len() as u64, want)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_head_longer_than_the_first_read_is_read_on() {
+        let head = Want {
+            html: true,
+            head: true,
+            digest: None,
+            dates: false,
+        };
+        for filler in [
+            0,
+            HEAD_FIRST - 90,
+            HEAD_FIRST - 40,
+            HEAD_FIRST,
+            3 * HEAD_FIRST,
+        ] {
+            let page = format!(
+                "<html><head><meta name=x content='{}'><link rel=canonical href=/c></head>\
+                 <body>text</body></html>",
+                "a".repeat(filler)
+            );
+            let scanned = scan(&page, head);
+            let canonicals = scanned.head.map(|head| head.canonicals);
+            assert_eq!(canonicals, Some(vec!["/c".to_string()]), "filler {filler}");
+        }
+    }
+
+    #[test]
+    fn a_page_too_large_to_be_read_whole_is_streamed_alike() {
+        let rules = DigestRules::new(Mode::Content, None, Vec::new());
+        let want = |rules| Want {
+            html: true,
+            head: true,
+            digest: Some(rules),
+            dates: true,
+        };
+        let page = |words: usize| {
+            format!(
+                "<html><head><meta property=article:modified_time content=2024-05-01>\
+                 <link rel=canonical href=/c></head><body><main>{}</main></body></html>",
+                "word ".repeat(words)
+            )
+        };
+        let (small, large) = (page(10), page(WHOLE / 4));
+        assert!(large.len() > WHOLE);
+        let (small, large) = (scan(&small, want(&rules)), scan(&large, want(&rules)));
+        assert_eq!(small.head, large.head);
+        assert_eq!(small.declared.as_deref(), Some("2024-05-01"));
+        assert_eq!(small.declared, large.declared);
+        assert_ne!(small.digest, large.digest);
+        // The digest of a streamed page is that of the same words read whole.
+        let words = "word ".repeat(WHOLE / 4);
+        let direct = {
+            let mut content = Content::new(&rules);
+            let mut reader = PageReader::new(Some(&mut content), false);
+            let html = format!("<main>{words}</main>");
+            tokens::read(html.as_bytes(), &mut reader).unwrap_or_else(|never| match never {});
+            content.finish()
+        };
+        assert_eq!(large.digest, Some(direct));
+        let bytes = DigestRules::new(Mode::Bytes, None, Vec::new());
+        let text = page(WHOLE / 4);
+        assert_eq!(
+            scan(&text, want(&bytes)).digest,
+            Some(blake3::hash(text.as_bytes()))
+        );
     }
 }

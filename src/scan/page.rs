@@ -39,6 +39,11 @@ impl<'c, 'r> PageReader<'c, 'r> {
         }
     }
 
+    /// Whether the head is over (the body begun).
+    pub fn head_ended(&self) -> bool {
+        self.phase == Phase::Body
+    }
+
     fn wants_structure(&self) -> bool {
         self.content.is_some() || self.dates.is_some()
     }

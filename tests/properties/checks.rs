@@ -304,6 +304,19 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
     let mut buffer = vec![0; buffer_len.clamp(64, 1 << 16)];
     let read = head::read(&path, &mut buffer).unwrap();
     assert_eq!(read, parsed, "read through a buffer of {}", buffer.len());
+    let alone = Want {
+        html: true,
+        head: true,
+        digest: None,
+        dates: false,
+    };
+    let open = || fs::File::open(&path);
+    let alone = Scanner::default().scan(open, page.len() as u64, alone);
+    assert_eq!(
+        alone.unwrap().head,
+        Some(parsed.clone()),
+        "the head read alone"
+    );
     let rules = DigestRules::new(Mode::Content, None, Vec::new());
     let whole = |scanner: &mut Scanner| {
         let want = Want {
@@ -312,7 +325,8 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
             digest: Some(&rules),
             dates: true,
         };
-        scanner.scan(&path, want).unwrap()
+        let open = || fs::File::open(&path);
+        scanner.scan(open, page.len() as u64, want).unwrap()
     };
     let (once, twice) = (
         whole(&mut Scanner::default()),

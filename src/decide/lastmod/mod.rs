@@ -12,8 +12,8 @@ use anyhow::{Context, Result, bail};
 use crate::error::UsageError;
 use crate::html;
 use crate::report::{Report, Warning};
-use crate::scan::Scanner;
 use crate::scan::digest::DigestRules;
+use crate::scan::{Scanner, Want};
 use crate::w3c;
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
@@ -305,10 +305,19 @@ impl Frozen<'_> {
         let digest = match (&old, digest) {
             (Some(o), _) if unchanged_file => o.digest,
             (_, Some(digest)) => digest,
-            (_, None) => self
-                .scanner
-                .digest(page.path, self.rules, html::is_page(page.rel))
-                .with_context(|| format!("cannot read {}", page.path.display()))?,
+            (_, None) => {
+                let want = Want {
+                    html: html::is_page(page.rel),
+                    head: false,
+                    digest: Some(self.rules),
+                    dates: false,
+                };
+                let open = || std::fs::File::open(page.path);
+                let scanned = self.scanner.scan(open, page.stamp.size, want);
+                let scanned =
+                    scanned.with_context(|| format!("cannot read {}", page.path.display()))?;
+                scanned.digest.context("a digest was asked for")?
+            }
         };
         // A date the page declares moves its lastmod forward, whatever its content did.
         let newer = |recorded: &Option<String>| {
