@@ -139,33 +139,37 @@ impl TempFile for Temp {
 /// One file being written, buffered and compressed if asked. Dropping it removes its temp
 /// file.
 pub struct Sink<T: TempFile> {
-    writer: Compress<BufWriter<T>>,
+    writer: Compress<T>,
 }
 
-enum Compress<W: Write> {
-    Plain(W),
-    Gzip(GzEncoder<W>),
+enum Compress<T: Write> {
+    Plain(BufWriter<T>),
+    /// The encoder is slow on small writes: a buffer in front of it (it writes its output
+    /// in large pieces itself).
+    Gzip(BufWriter<GzEncoder<T>>),
 }
 
 impl<T: TempFile> Sink<T> {
     pub fn new(temp: T, gzip: bool) -> Sink<T> {
-        let buffered = BufWriter::with_capacity(BUFFER, temp);
         let writer = if gzip {
             // No name and mtime 0 in the header: the same sitemap gives the same bytes.
-            Compress::Gzip(GzBuilder::new().write(buffered, Compression::default()))
+            let encoder = GzBuilder::new().write(temp, Compression::default());
+            Compress::Gzip(BufWriter::with_capacity(BUFFER, encoder))
         } else {
-            Compress::Plain(buffered)
+            Compress::Plain(BufWriter::with_capacity(BUFFER, temp))
         };
         Sink { writer }
     }
 
     /// Completes the file (compression trailer, flush, fsync) without publishing it.
     pub fn finish(self) -> Result<Written<T>> {
-        let buffered = match self.writer {
-            Compress::Plain(buffered) => buffered,
-            Compress::Gzip(encoder) => encoder.finish()?,
+        let temp = match self.writer {
+            Compress::Plain(buffered) => buffered.into_inner().map_err(|e| e.into_error())?,
+            Compress::Gzip(buffered) => {
+                let encoder = buffered.into_inner().map_err(|e| e.into_error())?;
+                encoder.finish()?
+            }
         };
-        let temp = buffered.into_inner().map_err(|e| e.into_error())?;
         temp.sync()?;
         Ok(Written(temp))
     }

@@ -114,6 +114,8 @@ pub struct Writer<'s> {
     xhtml: bool,
     shard: Shard,
     done: Vec<Done>,
+    /// The entry being written, rendered.
+    rendered: Vec<u8>,
 }
 
 /// The document being filled.
@@ -161,20 +163,22 @@ impl<'s> Writer<'s> {
             xhtml,
             shard: Shard::open(settings, xhtml)?,
             done: Vec::new(),
+            rendered: Vec::new(),
         })
     }
 
     fn push(&mut self, entry: Entry) -> Result<()> {
         let context = || format!("cannot write {}", self.settings.destination.describe());
         let shard = &mut self.shard;
-        if shard.urls == self.settings.max_urls || !shard.doc.fits(shard.doc.entry_len(&entry)) {
+        xml::render(shard.doc.kind(), &entry, &mut self.rendered).with_context(context)?;
+        if shard.urls == self.settings.max_urls || !shard.doc.fits(self.rendered.len()) {
             can_split(self.settings)?;
             let next = Shard::open(self.settings, self.xhtml)?;
             let full = std::mem::replace(shard, next);
             self.done.push(full.finish().with_context(context)?);
         }
         let shard = &mut self.shard;
-        shard.doc.write(&entry).with_context(context)?;
+        shard.doc.write(&self.rendered).with_context(context)?;
         shard.urls += 1;
         let instant = |date: &Option<String>| date.as_deref().and_then(w3c::instant);
         if shard.newest.is_none() || instant(&entry.lastmod) > instant(&shard.newest) {
@@ -249,6 +253,7 @@ fn index(
     let index_context = || format!("cannot write {}", files.path.display());
     let mut index =
         Document::new(Kind::Index, open(settings)?, false).with_context(index_context)?;
+    let mut rendered = Vec::new();
     for (i, shard) in shards.iter().enumerate() {
         let name = files.shard_name(i + 1);
         let entry = Entry {
@@ -256,10 +261,11 @@ fn index(
             lastmod: shard.newest.clone(),
             ..Entry::default()
         };
-        if !index.fits(index.entry_len(&entry)) {
+        xml::render(Kind::Index, &entry, &mut rendered).with_context(index_context)?;
+        if !index.fits(rendered.len()) {
             bail!("the sitemap index would pass the protocol's 50 MiB limit");
         }
-        index.write(&entry).with_context(index_context)?;
+        index.write(&rendered).with_context(index_context)?;
     }
     let (sink, _) = index.finish().with_context(index_context)?;
     sink.finish().with_context(index_context)

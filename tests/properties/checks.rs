@@ -16,7 +16,7 @@ use sitemapgen::entry::{Alternate, Entry};
 use sitemapgen::scan::digest::{DigestRules, Mode};
 use sitemapgen::scan::head;
 use sitemapgen::scan::{Scanner, Want};
-use sitemapgen::sitemap::xml::{Document, Kind, SITEMAP_NS, XHTML_NS};
+use sitemapgen::sitemap::xml::{Document, Kind, SITEMAP_NS, XHTML_NS, render};
 use sitemapgen::url::{BaseUrl, Mapping};
 use xml::reader::{EventReader, XmlEvent};
 
@@ -177,6 +177,7 @@ pub fn serializer(kind: u8, xhtml: bool, entries: &[Values]) {
     let mut doc = Document::new(kind, Vec::new(), xhtml).unwrap();
     let mut taken = Vec::new();
     let mut announced = empty;
+    let mut rendered = Vec::new();
     for values in &entries {
         let (loc, lastmod, changefreq, priority, alternates) = values.clone();
         let entry = Entry {
@@ -189,11 +190,11 @@ pub fn serializer(kind: u8, xhtml: bool, entries: &[Values]) {
                 .map(|(lang, href)| Alternate { lang, href })
                 .collect(),
         };
-        let len = doc.entry_len(&entry);
-        match doc.write(&entry) {
+        match render(kind, &entry, &mut rendered) {
             Ok(()) => {
                 assert!(writable(values), "wrote {values:?}");
-                announced += len;
+                doc.write(&rendered).unwrap();
+                announced += rendered.len() as u64;
                 taken.push(values.clone());
             }
             Err(err) => assert!(!writable(values), "refused {values:?}: {err}"),
