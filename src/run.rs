@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 
 use crate::atomic::dir_of;
-use crate::decide::{self, Decider};
+use crate::decide::{self, Decider, Planned};
 use crate::outputs::{Destination, Files, Format};
 use crate::report::{self, Report, Verbosity};
+use crate::scan::pool::{Pool, with_pool};
 use crate::sitemap::{self, Collector};
 use crate::{check, publish, walk};
 
@@ -23,6 +24,8 @@ pub struct Settings {
     pub check: bool,
     pub verbosity: Verbosity,
     pub strict: bool,
+    /// Threads that read pages (-j); 1 reads them on the main thread.
+    pub jobs: usize,
 }
 
 pub fn run(settings: &Settings) -> Result<()> {
@@ -42,13 +45,36 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     // sitemap.
     let mut collector = Collector::new(&settings.sitemap, settings.decide.read_html)?;
     let mut collected: u64 = 0;
-    walk::visit(&settings.walk, report, |page, report| {
-        if let Some(entry) = decider.decide(page, report)? {
-            collector.push(entry)?;
-            collected += 1;
-            report.progress(collected);
-        }
-        Ok(())
+    with_pool(settings.jobs, |pool| {
+        let mut settle = |decider: &mut Decider, pool: &mut Pool<_>, wait, report: &mut Report| {
+            while let Some((walked, scanned)) = pool.next(wait) {
+                let planned = match walked {
+                    Walked::Page(planned) => planned,
+                    Walked::Event(event) => {
+                        event.report(report)?;
+                        continue;
+                    }
+                };
+                if let Some(entry) = decider.decide(planned, scanned, report)? {
+                    collector.push(entry)?;
+                    collected += 1;
+                    report.progress(collected);
+                }
+            }
+            anyhow::Ok(())
+        };
+        walk::visit(&settings.walk, report, |walked, report| {
+            // Events stay in their place among the pages, for the report.
+            match walked {
+                walk::Walked::Page(page) => {
+                    let (planned, read) = decider.plan(page);
+                    pool.push(Walked::Page(planned), read);
+                }
+                walk::Walked::Event(event) => pool.push(Walked::Event(event), None),
+            }
+            settle(&mut decider, pool, false, report)
+        })?;
+        settle(&mut decider, pool, true, report)
     })?;
     decider.finish(report)?;
     if collected == 0 {
@@ -100,7 +126,13 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     Ok(())
 }
 
-/// Where ours temp files are made, and killed runs may have left theirs: DIR, the output's
+/// What the pool carries for each page or event of the walk.
+enum Walked<'s> {
+    Page(Planned<'s>),
+    Event(walk::Event),
+}
+
+/// Where our temp files are made, and killed runs may have left theirs: DIR, the output's
 /// directory, the state's.
 fn temp_dirs(settings: &Settings) -> Vec<PathBuf> {
     let mut dirs = vec![settings.walk.root.clone()];

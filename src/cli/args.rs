@@ -158,6 +158,11 @@ pub struct Cli {
     #[arg(short = 'L', long)]
     pub follow: bool,
 
+    /// Threads that read pages [default: one per CPU]; the sitemap is the same with any
+    #[arg(short = 'j', long, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
+
     /// Turn every warning into an error: exit 1 and write nothing
     #[arg(long)]
     pub strict: bool,

@@ -193,6 +193,10 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         check: cli.check,
         verbosity,
         strict: cli.strict,
+        jobs: cli.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            usize::from,
+        ),
     })
 }
 

@@ -10,14 +10,16 @@ use std::collections::HashMap;
 use std::io;
 
 use anyhow::{Context, Result};
+use globset::Candidate;
 use url::Url;
 
 use crate::entry::{Alternate, Entry};
 use crate::html;
 use crate::report::{Reason, Report, Warning};
 use crate::scan::head::Head;
-use crate::scan::{Scanner, Want};
-use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping};
+use crate::scan::pool::Read;
+use crate::scan::{Scanned, Want};
+use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping, PagePath};
 use crate::walk::Page;
 use crate::walk::rules::ValueRules;
 use lastmod::{Churn, Dater, state::Record};
@@ -42,13 +44,22 @@ pub struct Settings {
     pub lastmod: lastmod::Settings,
 }
 
+/// A page, and what is known of it before it is read.
+pub struct Planned<'s> {
+    page: Page,
+    computed: PagePath,
+    /// Its URL, as computed from its path.
+    loc: String,
+    changefreq: Option<&'s str>,
+    priority: Option<&'s str>,
+}
+
 pub struct Decider<'s> {
     settings: &'s Settings,
     base: Url,
     disallow: Option<Disallow>,
     dater: Dater<'s>,
     dedup: Dedup,
-    scanner: Scanner,
     /// Pages with a canonical URL, and for those on another host or outside the base URL,
     /// the base URL each suggests: many of them mean the base URL is wrong.
     canonicals: u64,
@@ -67,43 +78,75 @@ impl<'s> Decider<'s> {
             disallow,
             dater: Dater::new(&settings.lastmod, report)?,
             dedup: Dedup::default(),
-            scanner: Scanner::default(),
             canonicals: 0,
             elsewhere: HashMap::new(),
         })
     }
 
-    /// The page's entry, or None when it is left out (and reported).
-    pub fn decide(&mut self, page: &Page, report: &mut Report) -> Result<Option<Entry>> {
+    /// What is known of `page` before it is read, and what to read of it.
+    pub fn plan(&self, page: Page) -> (Planned<'s>, Option<Read<'s>>) {
         let settings = self.settings;
-        let computed = settings.mapping.page_path(page.rel);
+        let computed = settings.mapping.page_path(&page.rel);
         let loc = settings.base.join(&computed.path);
-        if too_long(page, &loc, report)? {
-            return Ok(None);
-        }
+        let values = !(settings.changefreq.is_empty() && settings.priority.is_empty());
+        let candidate = values.then(|| Candidate::new(&page.rel));
+        let value = |rules: &'s ValueRules| candidate.as_ref().and_then(|c| rules.value(c));
+        let html = html::is_page(&page.rel);
         // A page --state must digest is read once, whole, for its head as well.
-        let html = html::is_page(page.rel);
         let want = Want {
             html,
             head: settings.read_html && html,
-            digest: self.dater.digest_rules(page, &computed.path),
+            digest: self.dater.digest_rules(&page, &computed.path),
             dates: settings.lastmod.mode.reads_pages(),
         };
-        let open = || std::fs::File::open(page.path);
-        let scanned = match self.scanner.scan(open, page.stamp.size, want) {
+        let read = (loc.len() < MAX_LOC_LEN).then(|| Read {
+            path: page.path.clone(),
+            size: page.stamp.size,
+            want,
+        });
+        let planned = Planned {
+            changefreq: value(&settings.changefreq),
+            priority: value(&settings.priority),
+            page,
+            computed,
+            loc,
+        };
+        (planned, read)
+    }
+
+    /// The page's entry, given what was read of it, or None when it is left out (and
+    /// reported).
+    pub fn decide(
+        &mut self,
+        planned: Planned,
+        scanned: io::Result<Scanned>,
+        report: &mut Report,
+    ) -> Result<Option<Entry>> {
+        let settings = self.settings;
+        let Planned {
+            page,
+            computed,
+            loc,
+            changefreq,
+            priority,
+        } = planned;
+        if too_long(&page, &loc, report)? {
+            return Ok(None);
+        }
+        let scanned = match scanned {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
-                vanished(page, report)?;
+                vanished(&page, report)?;
                 return Ok(None);
             }
             scanned => scanned.with_context(|| format!("cannot read {}", page.path.display()))?,
         };
         let (alternates, path, loc) = match scanned.head {
             None => (Vec::new(), computed.path.clone(), loc),
-            Some(head) => match self.judge_head(page, &loc, &computed.path, head, report)? {
+            Some(head) => match self.judge_head(&page, &loc, &computed.path, head, report)? {
                 Some((alternates, None)) => (alternates, computed.path.clone(), loc),
                 Some((alternates, Some(declared))) => {
                     let loc = settings.base.join(&declared);
-                    if too_long(page, &loc, report)? {
+                    if too_long(&page, &loc, report)? {
                         return Ok(None);
                     }
                     (alternates, declared, loc)
@@ -115,12 +158,12 @@ impl<'s> Decider<'s> {
             let from_root = format!("{}{path}", self.base.path());
             if disallow.blocks(&from_root) {
                 report.strict(format_args!("robots.txt disallows {loc}"))?;
-                report.left_out(page.rel, Reason::Robots, "robots.txt disallows its URL");
+                report.left_out(&page.rel, Reason::Robots, "robots.txt disallows its URL");
                 return Ok(None);
             }
         }
-        if let Some(first) = self.dedup.claim(page.rel, &path) {
-            report.left_out(page.rel, Reason::Duplicate, "duplicate URL");
+        if let Some(first) = self.dedup.claim(&page.rel, &path) {
+            report.left_out(&page.rel, Reason::Duplicate, "duplicate URL");
             report.warn(
                 Warning::Duplicate,
                 format_args!(
@@ -135,14 +178,14 @@ impl<'s> Decider<'s> {
         // The state knows a page by its computed path, whatever form is listed.
         Ok(Some(Entry {
             lastmod: self.dater.date(
-                page,
+                &page,
                 &computed.path,
                 scanned.digest,
                 scanned.declared,
                 report,
             )?,
-            changefreq: settings.changefreq.value(page.candidate).map(String::from),
-            priority: settings.priority.value(page.candidate).map(String::from),
+            changefreq: changefreq.map(String::from),
+            priority: priority.map(String::from),
             alternates,
             loc,
         }))
@@ -170,12 +213,12 @@ impl<'s> Decider<'s> {
         }
         let (alternates, form) = match verdict {
             Verdict::Noindex => {
-                report.left_out(page.rel, Reason::Noindex, "marked noindex");
+                report.left_out(&page.rel, Reason::Noindex, "marked noindex");
                 return Ok(None);
             }
             Verdict::Redirect(to) => {
                 report.left_out(
-                    page.rel,
+                    &page.rel,
                     Reason::Redirect,
                     format_args!("a redirect to {to}"),
                 );
@@ -183,7 +226,7 @@ impl<'s> Decider<'s> {
             }
             Verdict::Canonical(to) => {
                 report.left_out(
-                    page.rel,
+                    &page.rel,
                     Reason::Canonical,
                     format_args!("its canonical URL is {to}"),
                 );
@@ -194,7 +237,7 @@ impl<'s> Decider<'s> {
                     *self.elsewhere.entry(base).or_default() += 1;
                 }
                 report.left_out(
-                    page.rel,
+                    &page.rel,
                     Reason::Elsewhere,
                     format_args!("its canonical URL {to} is outside the base URL"),
                 );
@@ -281,7 +324,7 @@ fn too_long(page: &Page, loc: &str, report: &mut Report) -> Result<bool> {
     if loc.len() < MAX_LOC_LEN {
         return Ok(false);
     }
-    report.left_out(page.rel, Reason::TooLong, "URL too long");
+    report.left_out(&page.rel, Reason::TooLong, "URL too long");
     report.warn(
         Warning::TooLong,
         format_args!(
@@ -298,7 +341,7 @@ fn too_long(page: &Page, loc: &str, report: &mut Report) -> Result<bool> {
 /// A page gone between its stat and its read: the site changed under the run. Like a page
 /// gone before its stat (`walk`), a warning, and the page is not listed.
 fn vanished(page: &Page, report: &mut Report) -> Result<()> {
-    report.left_out(page.rel, Reason::Unusable, "gone");
+    report.left_out(&page.rel, Reason::Unusable, "gone");
     report.warn(
         Warning::Unusable,
         format_args!(

@@ -7,6 +7,7 @@ mod dates;
 pub mod digest;
 pub mod head;
 mod page;
+pub mod pool;
 pub mod select;
 mod tokens;
 

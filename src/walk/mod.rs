@@ -14,7 +14,6 @@ use std::sync::mpsc::{Receiver, sync_channel};
 use std::thread;
 
 use anyhow::Result;
-use globset::Candidate;
 
 use crate::report::{Reason, Report, Warning};
 use find::Finder;
@@ -55,23 +54,29 @@ pub struct Stamp {
 }
 
 /// A file that the rules made a page.
-pub struct Page<'a> {
+pub struct Page {
     /// Relative to DIR, made only of normal components.
-    pub rel: &'a Path,
+    pub rel: PathBuf,
     /// To open it: DIR joined with `rel`.
-    pub path: &'a Path,
-    pub candidate: &'a Candidate<'a>,
+    pub path: PathBuf,
     /// Modification time in seconds since the epoch (of the target, for a symlink).
     pub mtime: i64,
     /// What the stat said, for `--state` to tell an unchanged file.
     pub stamp: Stamp,
 }
 
-/// Calls `on_page` for every page, in order.
+/// What the walk hands on, in order.
+pub enum Walked {
+    Page(Page),
+    /// What else happened, to be reported in its place (`Event::report`).
+    Event(Event),
+}
+
+/// Calls `on_walked` for every page and event, in order.
 pub fn visit(
     settings: &Settings,
     report: &mut Report,
-    mut on_page: impl FnMut(&Page, &mut Report) -> Result<()>,
+    mut on_walked: impl FnMut(Walked, &mut Report) -> Result<()>,
 ) -> Result<()> {
     thread::scope(|scope| {
         let (sender, unstatted) = sync_channel(BATCHES_AHEAD);
@@ -87,7 +92,7 @@ pub fn visit(
             found.and_then(|()| finder.flush())
         });
         // The receiver goes with `consume`: a failed consumer stops the finder at its next send.
-        let consumed = consume(receiver, report, &mut on_page);
+        let consumed = consume(receiver, report, &mut on_walked);
         let found = finder
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -119,7 +124,7 @@ enum Statted {
     Event(Event),
 }
 
-enum Event {
+pub enum Event {
     /// A file that is not a page; named (with the reason) only when -v will print it.
     Excluded(Reason, Option<(PathBuf, String)>),
     /// A directory or file passed over uncounted; sent only for -v.
@@ -139,38 +144,42 @@ fn excluded(verbose: bool, rel: &Path, reason: Reason, why: impl std::fmt::Displ
 fn consume(
     receiver: Receiver<Vec<Statted>>,
     report: &mut Report,
-    on_page: &mut impl FnMut(&Page, &mut Report) -> Result<()>,
+    on_walked: &mut impl FnMut(Walked, &mut Report) -> Result<()>,
 ) -> Result<()> {
     for batch in receiver {
         for statted in batch {
-            match statted {
+            let walked = match statted {
                 Statted::Page {
                     rel,
                     path,
                     mtime,
                     stamp,
-                } => {
-                    let candidate = Candidate::new(&rel);
-                    let page = Page {
-                        rel: &rel,
-                        path: &path,
-                        candidate: &candidate,
-                        mtime,
-                        stamp,
-                    };
-                    on_page(&page, report)?;
-                }
-                Statted::Event(Event::Excluded(reason, Some((rel, why)))) => {
-                    report.left_out(&rel, reason, why)
-                }
-                Statted::Event(Event::Excluded(reason, None)) => report.left_out_unnamed(reason),
-                Statted::Event(Event::Skipped(rel, why)) => report.skipped(&rel, why),
-                Statted::Event(Event::Warning(kind, problem, consequence)) => {
-                    report.warn(kind, problem, consequence)?
-                }
-                Statted::Event(Event::Failed(err)) => return Err(err),
-            }
+                } => Walked::Page(Page {
+                    rel,
+                    path,
+                    mtime,
+                    stamp,
+                }),
+                Statted::Event(event) => Walked::Event(event),
+            };
+            on_walked(walked, report)?;
         }
     }
     Ok(())
+}
+
+impl Event {
+    /// Reports the event; a failure is the run's.
+    pub fn report(self, report: &mut Report) -> Result<()> {
+        match self {
+            Event::Excluded(reason, Some((rel, why))) => report.left_out(&rel, reason, why),
+            Event::Excluded(reason, None) => report.left_out_unnamed(reason),
+            Event::Skipped(rel, why) => report.skipped(&rel, why),
+            Event::Warning(kind, problem, consequence) => {
+                report.warn(kind, problem, consequence)?
+            }
+            Event::Failed(err) => return Err(err),
+        }
+        Ok(())
+    }
 }

@@ -310,6 +310,10 @@ impl ValueRules {
         })
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.globs.is_empty()
+    }
+
     pub fn value(&self, candidate: &Candidate) -> Option<&str> {
         if self.globs.is_empty() {
             return None;

@@ -66,6 +66,8 @@ fn every_bad_option_value_exits_2_naming_the_flag() {
         (&["--changefreq", "*.html"], "must have the form GLOB=VALUE"),
         (&["--priority", "*=1.5"], "--priority \"*=1.5\""),
         (&["--priority", "*=high"], "is not a decimal number"),
+        (&["-j", "0"], "--jobs <N>"),
+        (&["--jobs", "257"], "--jobs <N>"),
         (
             &["--include", "a/[b.html"],
             "--include \"a/[b.html\" is not a valid glob",

@@ -238,3 +238,38 @@ fn a_wrong_base_url_is_named_as_such() {
     .run()
     .expect_code(1);
 }
+
+#[test]
+fn the_same_site_gives_the_same_bytes_and_report_with_one_thread_or_sixteen() {
+    // Each real site, read whole for a first --state, with -v: the sitemap, the state and
+    // every line said are the same whatever the threads reading the pages.
+    for fixture in [
+        "docusaurus",
+        "hugo",
+        "jekyll",
+        "mkdocs-material",
+        "rustdoc",
+        "sphinx-dirhtml",
+        "sphinx-html",
+    ] {
+        let site = Site::fixture(&format!("real/{fixture}"));
+        let run = |jobs: &str| {
+            let out = site.outside().join(format!("j{jobs}"));
+            fs::create_dir(&out).unwrap();
+            let run = site
+                .command(&["-v", "--lastmod", "page,mtime", "-j", jobs, "-o"])
+                .arg(out.join("sitemap.xml"))
+                .arg("--state")
+                .arg(out.join("state"))
+                .run();
+            run.success();
+            validate::sitemap(&out.join("sitemap.xml"), BASE);
+            let read = |name| fs::read(out.join(name)).unwrap();
+            let said = run.stderr().replace(&out.display().to_string(), "OUT");
+            (read("sitemap.xml"), read("state"), said)
+        };
+        let (one, sixteen) = (run("1"), run("16"));
+        assert!(one.2.contains("skip "), "{fixture}: -v said nothing");
+        assert!(one == sixteen, "{fixture}: -j1 and -j16 differ");
+    }
+}

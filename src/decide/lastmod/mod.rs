@@ -237,7 +237,7 @@ impl<'c> Dater<'c> {
 
     /// The rules to digest `page` with when `date` will need its digest: with --state, for a
     /// page that is new or whose stamp changed. (The caller may read it once for every use.)
-    pub fn digest_rules(&self, page: &Page, url_path: &str) -> Option<&DigestRules> {
+    pub fn digest_rules(&self, page: &Page, url_path: &str) -> Option<&'c DigestRules> {
         let frozen = self.frozen.as_ref()?;
         let unchanged = frozen.old.comparable
             && frozen
@@ -307,12 +307,12 @@ impl Frozen<'_> {
             (_, Some(digest)) => digest,
             (_, None) => {
                 let want = Want {
-                    html: html::is_page(page.rel),
+                    html: html::is_page(&page.rel),
                     head: false,
                     digest: Some(self.rules),
                     dates: false,
                 };
-                let open = || std::fs::File::open(page.path);
+                let open = || std::fs::File::open(&page.path);
                 let scanned = self.scanner.scan(open, page.stamp.size, want);
                 let scanned =
                     scanned.with_context(|| format!("cannot read {}", page.path.display()))?;
@@ -374,17 +374,17 @@ fn fresh_date(
         },
         LastmodMode::Omit => Ok(None),
         LastmodMode::Fixed(date) => Ok(Some(date.clone())),
-        LastmodMode::Git => match git.and_then(|git| git.date(page.rel)) {
+        LastmodMode::Git => match git.and_then(|git| git.date(&page.rel)) {
             Some(date) => Ok(Some(date.to_string())),
             None => {
                 report.detail(format_args!(
                     "{}: not in the git history, dated by its mtime",
                     page.rel.display()
                 ));
-                mtime_date(page.rel, page.mtime, clamp, report)
+                mtime_date(&page.rel, page.mtime, clamp, report)
             }
         },
-        LastmodMode::Mtime => mtime_date(page.rel, page.mtime, clamp, report),
+        LastmodMode::Mtime => mtime_date(&page.rel, page.mtime, clamp, report),
     }
 }
 
