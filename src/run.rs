@@ -119,7 +119,9 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     }
     let wrote_robots = robots.is_some();
     let state = settings.decide.lastmod.state.as_ref();
-    let state = state.zip(decider.into_records());
+    let state = decider
+        .into_state()?
+        .zip(state.map(|state| state.path.as_path()));
     publish::commit(files, (format, shards), outputs, state, robots, report)?;
     let place = place(files, format, shards, wrote_robots, report);
     report.summary(collected, &place, churn);

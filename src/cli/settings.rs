@@ -174,6 +174,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
                         cli.digest_ignore,
                     ),
                     max_churn: cli.max_churn,
+                    write: !cli.check && matches!(destination, Destination::File(_)),
                 }),
             },
         },

@@ -13,6 +13,7 @@ use anyhow::{Context, Result};
 use globset::Candidate;
 use url::Url;
 
+use crate::atomic::{Beside, Written};
 use crate::entry::{Alternate, Entry};
 use crate::html;
 use crate::report::{Reason, Report, Warning};
@@ -22,7 +23,7 @@ use crate::scan::{Scanned, Want};
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping, PagePath};
 use crate::walk::Page;
 use crate::walk::rules::ValueRules;
-use lastmod::{Churn, Dater, state::Record};
+use lastmod::{Churn, Dater};
 use robots::Disallow;
 use verdict::{Form, Verdict};
 
@@ -313,9 +314,10 @@ impl<'s> Decider<'s> {
         self.dater.churn()
     }
 
-    /// The state to record: every page's record; None without --state.
-    pub fn into_records(self) -> Option<Vec<(String, Record)>> {
-        self.dater.into_records()
+    /// The new state, complete and not yet published; None without --state or when the run
+    /// does not write it.
+    pub fn into_state(self) -> Result<Option<Written<Beside>>> {
+        self.dater.into_state()
     }
 }
 

@@ -5,14 +5,11 @@
 
 pub mod robots;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
-use crate::atomic::{self, Beside, Publishing, Replaced, Sink, Temp, Written};
-use crate::decide::lastmod::StateSettings;
-use crate::decide::lastmod::state::{self, Record};
+use crate::atomic::{self, Beside, Publishing, Replaced, Temp, Written};
 use crate::error::UsageError;
 use crate::outputs::{self, Files, Format};
 use crate::report::{Report, Warning};
@@ -69,7 +66,7 @@ pub fn commit(
     files: &Files,
     (format, shards): (Format, usize),
     outputs: Vec<(PathBuf, Written<Temp>)>,
-    state: Option<(&StateSettings, Vec<(String, Record)>)>,
+    state: Option<(Written<Beside>, &Path)>,
     robots: Option<robots::Plan>,
     report: &mut Report,
 ) -> Result<()> {
@@ -104,7 +101,7 @@ pub fn commit(
 /// the new state with the old sitemap, which the next run publishes as it should have been.)
 fn publish(
     outputs: Vec<(PathBuf, Written<Temp>)>,
-    state: Option<(&StateSettings, Vec<(String, Record)>)>,
+    state: Option<(Written<Beside>, &Path)>,
 ) -> Result<()> {
     let publish_sitemap = || -> Result<()> {
         for (path, written) in outputs {
@@ -112,10 +109,10 @@ fn publish(
         }
         Ok(())
     };
-    let Some((settings, records)) = state else {
+    let Some((state, path)) = state else {
         return publish_sitemap();
     };
-    let replaced = write_state(settings, records)?;
+    let replaced = Replaced::new(state, path)?;
     match publish_sitemap() {
         Ok(()) => {
             replaced.keep();
@@ -126,15 +123,6 @@ fn publish(
             Err(err)
         }
     }
-}
-
-fn write_state(settings: &StateSettings, mut records: Vec<(String, Record)>) -> Result<Replaced> {
-    let path = &settings.path;
-    let context = || format!("cannot write state file {}", path.display());
-    let mut sink = Sink::new(Beside::of(path).with_context(context)?, false);
-    state::write(&mut sink, &settings.digest, &mut records).with_context(context)?;
-    sink.flush().with_context(context)?;
-    Replaced::new(sink.finish().with_context(context)?, path)
 }
 
 /// Removes what an earlier run left that this one does not replace: shards past the new

@@ -1308,12 +1308,8 @@ fn every_damaged_state_file_stops_the_run_naming_it() {
         ),
         (
             "a duplicate key",
-            format!(
-                "{}\n{}\n{record}\n{record}\n{}\n",
-                lines[0], lines[1], lines[4]
-            )
-            .into(),
-            "line 4 repeats a URL",
+            format!("{}\n{}\n{record}\n{record}\nend 2\n", lines[0], lines[1]).into(),
+            "repeats the URL /",
         ),
         (
             "a negative size",

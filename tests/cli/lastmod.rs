@@ -487,3 +487,22 @@ fn the_index_lastmod_is_the_newest_instant_not_the_greatest_string() {
         Some("2024-05-01T05:00:00-05:00")
     );
 }
+
+#[test]
+fn two_listed_pages_with_one_state_key_leave_a_state_the_next_run_reads() {
+    // a/index.html is listed in the form its canonical URL declares, a/index.htm as its
+    // directory: both have the state key /a/, which the state holds once (the first).
+    let site = Site::empty();
+    site.write(
+        "a/index.html",
+        "<head><link rel=canonical href=https://example.com/a/index.html></head>x",
+    );
+    site.write("a/index.htm", "<head></head>y");
+    let state = state_path(&site);
+    site.run(&["--state", &state]).success();
+    let text = fs::read_to_string(&state).unwrap();
+    assert_eq!(text.lines().filter(|l| l.starts_with("/a/ ")).count(), 1, "{text}");
+    assert!(text.ends_with("\nend 1\n"), "{text}");
+    site.run(&["--state", &state]).success();
+    assert_eq!(validate::sitemap(&site.sitemap_path(), BASE).len(), 2);
+}

@@ -372,11 +372,23 @@ pub fn state_file(bytes: &[u8]) {
     let Ok(old) = state::parse(bytes, &rules) else {
         return;
     };
-    let mut records: Vec<(String, Record)> = old.records.clone().into_iter().collect();
-    let mut out = Vec::new();
-    state::write(&mut out, &rules, &mut records).unwrap();
-    let again = state::parse(out.as_slice(), &rules).expect("a written state reads");
-    assert_eq!(again.records, old.records);
+    let records: HashMap<&str, Record> = old.records().collect();
+    assert_eq!(records.len(), old.len());
+    let again = written_state(records.iter().map(|(key, record)| (*key, record)), &rules);
+    assert_eq!(again.records().collect::<HashMap<_, _>>(), records);
+}
+
+/// The state that `records` write, read back.
+fn written_state<'a>(
+    records: impl Iterator<Item = (&'a str, &'a Record)>,
+    rules: &DigestRules,
+) -> state::OldState {
+    let mut writer = state::Writer::new(Vec::new(), rules).unwrap();
+    for (key, record) in records {
+        writer.record(key, record).unwrap();
+    }
+    let out = writer.finish().unwrap();
+    state::parse(out.as_slice(), rules).expect("a written state reads")
 }
 
 /// A page for `state_records`: path bytes, a date (year, month, day), digest, size, mtime.
@@ -419,12 +431,13 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
         };
         records.insert(mapping.page_path(&rel).path, record);
     }
-    let mut written: Vec<_> = records.clone().into_iter().collect();
-    let mut out = Vec::new();
-    state::write(&mut out, &rules, &mut written).unwrap();
-    let read = state::parse(out.as_slice(), &rules).expect("a written state reads");
+    let mut read = written_state(records.iter().map(|(k, r)| (k.as_str(), r)), &rules);
     assert!(read.comparable);
-    assert_eq!(read.records, records);
+    assert_eq!(read.len(), records.len());
+    for (key, record) in &records {
+        assert_eq!(read.stamp(key), record.stamp);
+        assert_eq!(read.take(key).as_ref(), Some(record), "{key}");
+    }
 }
 
 /// Any config file under any command line: settings or a usage error with a message, never

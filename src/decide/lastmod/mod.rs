@@ -4,11 +4,13 @@
 pub mod git;
 pub mod state;
 
+use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use crate::atomic::{Beside, Sink, Written};
 use crate::error::UsageError;
 use crate::html;
 use crate::report::{Report, Warning};
@@ -40,6 +42,9 @@ pub struct StateSettings {
     pub digest: DigestRules,
     /// --max-churn, a percentage.
     pub max_churn: Option<f64>,
+    /// Whether the run writes the state (not under --check, nor for a preview on standard
+    /// output).
+    pub write: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,7 +126,12 @@ struct Frozen<'c> {
     settled_before: i128,
     rules: &'c DigestRules,
     old: OldState,
-    new: Vec<(String, Record)>,
+    /// The new state, written as the pages are dated, beside the state file.
+    new: Option<state::Writer<Sink<Beside>>>,
+    /// The state file, for messages.
+    path: &'c Path,
+    /// The keys written that the old state does not know: a key is written once.
+    added: HashSet<Box<str>>,
     /// To read a page whose digest the caller did not make.
     scanner: Scanner,
     churn: Churn,
@@ -191,7 +201,12 @@ impl<'c> Dater<'c> {
         };
         let frozen = match &settings.state {
             None => None,
-            Some(StateSettings { path, digest, .. }) => {
+            Some(StateSettings {
+                path,
+                digest,
+                write,
+                ..
+            }) => {
                 let rules = digest;
                 let old = match state::read(path, rules)? {
                     Some(old) => old,
@@ -200,10 +215,7 @@ impl<'c> Dater<'c> {
                             "state file {} does not exist yet: a first run, every page is new",
                             path.display()
                         ));
-                        OldState {
-                            comparable: true,
-                            ..OldState::default()
-                        }
+                        OldState::empty()
                     }
                 };
                 if !old.comparable {
@@ -217,11 +229,17 @@ impl<'c> Dater<'c> {
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |since| since.as_nanos() as i128);
+                let new = match write {
+                    true => Some(new_state(path, rules)?),
+                    false => None,
+                };
                 Some(Frozen {
                     settled_before: now - SETTLING as i128,
                     rules,
                     old,
-                    new: Vec::new(),
+                    new,
+                    path,
+                    added: HashSet::new(),
                     scanner: Scanner::default(),
                     churn: Churn::default(),
                 })
@@ -239,12 +257,7 @@ impl<'c> Dater<'c> {
     /// page that is new or whose stamp changed. (The caller may read it once for every use.)
     pub fn digest_rules(&self, page: &Page, url_path: &str) -> Option<&'c DigestRules> {
         let frozen = self.frozen.as_ref()?;
-        let unchanged = frozen.old.comparable
-            && frozen
-                .old
-                .records
-                .get(url_path)
-                .is_some_and(|o| o.stamp == Some(page.stamp));
+        let unchanged = frozen.old.comparable && frozen.old.stamp(url_path) == Some(page.stamp);
         (!unchanged).then_some(frozen.rules)
     }
 
@@ -277,13 +290,24 @@ impl<'c> Dater<'c> {
     /// The churn against the state, once every page is dated; None without --state.
     pub fn churn(&mut self) -> Option<Churn> {
         let frozen = self.frozen.as_mut()?;
-        frozen.churn.removed = frozen.old.records.len() as u64;
+        frozen.churn.removed = frozen.old.untaken() as u64;
         Some(frozen.churn)
     }
 
-    /// The state to record: every page's record; None without --state.
-    pub fn into_records(self) -> Option<Vec<(String, Record)>> {
-        self.frozen.map(|frozen| frozen.new)
+    /// The new state, complete and not yet published; None without --state or when the run
+    /// does not write it.
+    pub fn into_state(self) -> Result<Option<Written<Beside>>> {
+        let Some(Frozen {
+            new: Some(new),
+            path,
+            ..
+        }) = self.frozen
+        else {
+            return Ok(None);
+        };
+        let context = || format!("cannot write state file {}", path.display());
+        let sink = new.finish().with_context(context)?;
+        sink.finish().with_context(context).map(Some)
     }
 }
 
@@ -297,8 +321,10 @@ impl Frozen<'_> {
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
     ) -> Result<Option<String>> {
-        // What is left in `old` at the end are the removed pages.
-        let old = self.old.records.remove(key);
+        // What no page takes of `old` are the removed pages.
+        let known = self.old.knows(key);
+        let old = self.old.take(key);
+        let old_taken = known && old.is_none();
         let unchanged_file = old
             .as_ref()
             .is_some_and(|o| self.old.comparable && o.stamp == Some(page.stamp));
@@ -338,18 +364,34 @@ impl Frozen<'_> {
                 fresh(report)?
             }
         };
-        self.new.push((
-            key.to_string(),
-            Record {
+        if let Some(new) = &mut self.new {
+            // Two pages with one key (a.html, and a/index.html declaring that form): the
+            // first is recorded, as a state holds a key once.
+            let repeated = match known {
+                true => old_taken,
+                false => !self.added.insert(key.into()),
+            };
+            let record = Record {
                 lastmod: lastmod.clone(),
                 digest,
                 // A file changed in the last moments may change again within the same
                 // timestamps: such a stamp proves nothing next time.
                 stamp: (page.stamp.ctime < self.settled_before).then_some(page.stamp),
-            },
-        ));
+            };
+            if !repeated {
+                new.record(key, &record)
+                    .with_context(|| format!("cannot write state file {}", self.path.display()))?;
+            }
+        }
         Ok(lastmod)
     }
+}
+
+/// A new state being written beside the state file at `path`.
+fn new_state(path: &Path, rules: &DigestRules) -> Result<state::Writer<Sink<Beside>>> {
+    let context = || format!("cannot write state file {}", path.display());
+    let sink = Sink::new(Beside::of(path).with_context(context)?, false);
+    state::Writer::new(sink, rules).with_context(context)
 }
 
 /// The date `mode` gives a page that is new or changed; `declared`, the date it declares.

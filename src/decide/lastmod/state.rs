@@ -1,7 +1,8 @@
 //! The state file behind `--state`: per URL, a digest of the page's content and the lastmod
 //! last published, so that a page whose content did not change keeps its date.
 //!
-//! Plain text, sorted by key, diffable:
+//! Plain text, one line per URL in the order of the walk (so the same from run to run),
+//! diffable:
 //!
 //! ```text
 //! sitemapgen-state 2
@@ -20,6 +21,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 
@@ -55,12 +57,153 @@ impl Stamp {
     }
 }
 
-/// The state read at the start of a run.
+/// The state read at the start of a run, compact (a first run at a million URLs keeps it
+/// in memory with the pages' dates being made): its records sorted by a hash of their key,
+/// the keys in one buffer, each date once.
 #[derive(Debug, Default)]
 pub struct OldState {
-    pub records: HashMap<String, Record>,
+    records: Vec<Old>,
+    keys: String,
+    dates: Vec<Box<str>>,
     /// Whether the digests were made with today's rules and so can be compared.
     pub comparable: bool,
+}
+
+#[derive(Debug)]
+struct Old {
+    hash: u64,
+    key_at: usize,
+    key_len: u32,
+    /// In `dates`; `NO_DATE` for none.
+    lastmod: u32,
+    /// Taken by a page of this run (`OldState::take`).
+    taken: bool,
+    stamped: bool,
+    /// Meaningful when `stamped`.
+    stamp: Stamp,
+    digest: [u8; 32],
+}
+
+const NO_DATE: u32 = u32::MAX;
+
+fn key_hash(key: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    key.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl OldState {
+    /// A state with no records, comparable: a first run's.
+    pub fn empty() -> OldState {
+        OldState {
+            comparable: true,
+            ..OldState::default()
+        }
+    }
+
+    fn find(&self, key: &str) -> Option<usize> {
+        let hash = key_hash(key);
+        let first = self.records.partition_point(|old| old.hash < hash);
+        (first..self.records.len())
+            .take_while(|&i| self.records[i].hash == hash)
+            .find(|&i| self.key(&self.records[i]) == key)
+    }
+
+    fn key(&self, old: &Old) -> &str {
+        &self.keys[old.key_at..old.key_at + old.key_len as usize]
+    }
+
+    fn record(&self, old: &Old) -> Record {
+        Record {
+            lastmod: self.dates.get(old.lastmod as usize).map(|d| d.to_string()),
+            digest: blake3::Hash::from_bytes(old.digest),
+            stamp: old.stamped.then_some(old.stamp),
+        }
+    }
+
+    /// The stamp recorded for `key`, if any.
+    pub fn stamp(&self, key: &str) -> Option<Stamp> {
+        let old = &self.records[self.find(key)?];
+        old.stamped.then_some(old.stamp)
+    }
+
+    /// The record of `key`, once: None when there is none, or a page of this run took it.
+    pub fn take(&mut self, key: &str) -> Option<Record> {
+        let i = self.find(key)?;
+        let old = &mut self.records[i];
+        if std::mem::replace(&mut old.taken, true) {
+            return None;
+        }
+        Some(self.record(&self.records[i]))
+    }
+
+    /// Whether `key` has a record, taken or not.
+    pub fn knows(&self, key: &str) -> bool {
+        self.find(key).is_some()
+    }
+
+    /// The records no page of this run took: the removed pages.
+    pub fn untaken(&self) -> usize {
+        self.records.iter().filter(|old| !old.taken).count()
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// Every record, in no particular order.
+    pub fn records(&self) -> impl Iterator<Item = (&str, Record)> {
+        self.records
+            .iter()
+            .map(|old| (self.key(old), self.record(old)))
+    }
+
+    /// Adds a record while the state is read: `finish` must follow.
+    fn push(&mut self, key: &str, record: Record, dates: &mut HashMap<Box<str>, u32>) {
+        let lastmod = match record.lastmod {
+            None => NO_DATE,
+            Some(date) => *dates.entry(date.into()).or_insert_with_key(|date| {
+                self.dates.push(date.clone());
+                (self.dates.len() - 1) as u32
+            }),
+        };
+        self.records.push(Old {
+            hash: key_hash(key),
+            key_at: self.keys.len(),
+            key_len: key.len() as u32,
+            lastmod,
+            taken: false,
+            stamped: record.stamp.is_some(),
+            stamp: record.stamp.unwrap_or(Stamp {
+                size: 0,
+                mtime: 0,
+                ctime: 0,
+                inode: 0,
+            }),
+            digest: *record.digest.as_bytes(),
+        });
+        self.keys.push_str(key);
+    }
+
+    /// Sorts the records for `find`; refuses a key given twice.
+    fn finish(&mut self) -> Result<()> {
+        let OldState { records, keys, .. } = self;
+        let key = |old: &Old| &keys[old.key_at..old.key_at + old.key_len as usize];
+        records.sort_unstable_by(|a, b| a.hash.cmp(&b.hash).then_with(|| key(a).cmp(key(b))));
+        if let Some(pair) = records
+            .windows(2)
+            .find(|pair| pair[0].hash == pair[1].hash && key(&pair[0]) == key(&pair[1]))
+        {
+            bail!("it repeats the URL /{}", key(&pair[0]));
+        }
+        records.shrink_to_fit();
+        keys.shrink_to_fit();
+        Ok(())
+    }
 }
 
 /// Reads the state; `None` when the file does not exist yet (a first run). Anything else
@@ -106,32 +249,32 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
         bail!("line 2 is not a digest line");
     };
     let mut state = OldState {
-        records: HashMap::new(),
         comparable: described == rules.describe(),
+        ..OldState::default()
     };
+    let mut dates = HashMap::new();
     while let Some((number, line)) = next("a record")? {
         if let Some(count) = line.strip_prefix("end ") {
-            if count != state.records.len().to_string() {
+            if count != state.len().to_string() {
                 bail!(
                     "line {number} counts {count} URLs, the file holds {}",
-                    state.records.len()
+                    state.len()
                 );
             }
             if next("the end")?.is_some() {
                 bail!("line {number} is not the last");
             }
+            state.finish()?;
             return Ok(state);
         }
         let (key, record) = parse_record(&line, version_1)
             .with_context(|| format!("line {number} is malformed"))?;
-        if state.records.insert(key, record).is_some() {
-            bail!("line {number} repeats a URL");
-        }
+        state.push(key, record, &mut dates);
     }
     bail!("it is cut short (no end line)")
 }
 
-fn parse_record(line: &str, version_1: bool) -> Result<(String, Record)> {
+fn parse_record(line: &str, version_1: bool) -> Result<(&str, Record)> {
     let fields: Vec<&str> = line.split(' ').collect();
     let (key, lastmod, digest, stamp) = match (version_1, fields.as_slice()) {
         (false, &[key, lastmod, digest, stamp]) => match stamp {
@@ -153,7 +296,7 @@ fn parse_record(line: &str, version_1: bool) -> Result<(String, Record)> {
         bail!("the key {key:?} does not start with /");
     };
     Ok((
-        url_path.to_string(),
+        url_path,
         Record {
             lastmod: match lastmod {
                 "-" => None,
@@ -166,29 +309,40 @@ fn parse_record(line: &str, version_1: bool) -> Result<(String, Record)> {
     ))
 }
 
-/// Writes the new state, sorted by key, to `out`. In memory a record is keyed by its URL
-/// path as the pipeline has it (`""`, `docs/`); in the file by that path after a `/`.
-pub fn write(
-    out: &mut impl Write,
-    rules: &DigestRules,
-    records: &mut [(String, Record)],
-) -> io::Result<()> {
-    records.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    writeln!(out, "{MAGIC} {VERSION}")?;
-    writeln!(out, "digest {}", rules.describe())?;
-    for (url_path, record) in records.iter() {
+/// Writes a state, record by record. In memory a record is keyed by its URL path as the
+/// pipeline has it (`""`, `docs/`); in the file by that path after a `/`.
+pub struct Writer<W: Write> {
+    out: W,
+    count: u64,
+}
+
+impl<W: Write> Writer<W> {
+    pub fn new(mut out: W, rules: &DigestRules) -> io::Result<Writer<W>> {
+        writeln!(out, "{MAGIC} {VERSION}")?;
+        writeln!(out, "digest {}", rules.describe())?;
+        Ok(Writer { out, count: 0 })
+    }
+
+    pub fn record(&mut self, url_path: &str, record: &Record) -> io::Result<()> {
         write!(
-            out,
+            self.out,
             "/{url_path} {} {} ",
             record.lastmod.as_deref().unwrap_or("-"),
             record.digest.to_hex(),
         )?;
         match &record.stamp {
-            Some(s) => writeln!(out, "{}:{}:{}:{}", s.size, s.mtime, s.ctime, s.inode)?,
-            None => writeln!(out, "-")?,
+            Some(s) => writeln!(self.out, "{}:{}:{}:{}", s.size, s.mtime, s.ctime, s.inode)?,
+            None => writeln!(self.out, "-")?,
         }
+        self.count += 1;
+        Ok(())
     }
-    writeln!(out, "end {}", records.len())
+
+    /// Writes the end line; the output is complete.
+    pub fn finish(mut self) -> io::Result<W> {
+        writeln!(self.out, "end {}", self.count)?;
+        Ok(self.out)
+    }
 }
 
 #[cfg(test)]
@@ -215,28 +369,41 @@ mod tests {
                 inode: 42,
             }),
         };
-        let mut records = vec![
-            (
-                "b.html".to_string(),
-                record(Some("2024-05-01T10:00:00+00:00"), 2),
-            ),
-            ("".to_string(), record(None, 1)),
+        let records = [
+            ("b.html", record(Some("2024-05-01T10:00:00+00:00"), 2)),
+            ("", record(None, 1)),
+            ("c.html", record(Some("2024-05-01T10:00:00+00:00"), 3)),
         ];
-        let mut out = Vec::new();
-        write(&mut out, &rules, &mut records).unwrap();
+        let mut writer = Writer::new(Vec::new(), &rules).unwrap();
+        for (key, record) in &records {
+            writer.record(key, record).unwrap();
+        }
+        let out = writer.finish().unwrap();
         let text = String::from_utf8(out.clone()).unwrap();
         assert!(
             text.starts_with("sitemapgen-state 2\ndigest blake3 ignore="),
             "{text}"
         );
         assert!(
-            text.lines().nth(2).unwrap().starts_with("/ - "),
-            "sorted by key: {text}"
+            text.lines()
+                .nth(2)
+                .unwrap()
+                .starts_with("/b.html 2024-05-01"),
+            "in the order written: {text}"
         );
-        let state = parse(out.as_slice(), &rules).unwrap();
+        assert!(text.ends_with("\nend 3\n"), "{text}");
+        let mut state = parse(out.as_slice(), &rules).unwrap();
         assert!(state.comparable);
-        assert_eq!(state.records.len(), 2);
-        assert_eq!(state.records["b.html"], records[1].1);
+        assert_eq!(state.len(), 3);
+        assert_eq!(state.dates.len(), 1, "a date is kept once");
+        for (key, record) in &records {
+            assert_eq!(state.stamp(key), record.stamp);
+            assert_eq!(state.take(key).as_ref(), Some(record));
+            assert_eq!(state.take(key), None, "taken once");
+            assert!(state.knows(key));
+        }
+        assert_eq!(state.take("a.html"), None);
+        assert_eq!(state.untaken(), 0);
         assert!(
             !parse(out.as_slice(), &super::tests::rules(&[]))
                 .unwrap()
