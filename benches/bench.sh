@@ -605,8 +605,9 @@ How to read it:
 - ratio vs baseline = median / the baseline's median. sitemapgen's modes are measured
   against the floor of the work they do (--no-html: listing and stat'ing the files as
   find -printf does; the modes that read pages: cat of every page, one process at a time;
-  --gzip against the default mode, to show what compressing adds); a peer is measured against the sitemapgen mode that does the same job, so a peer's ratio
-  above 1 means the peer is slower. "vs parallel floor" compares with the same floor done
+  --gzip against the default mode, to show what compressing adds); a peer is measured
+  against the sitemapgen mode that does the same job, so a peer's ratio above 1 means the
+  peer is slower. "vs parallel floor" compares with the same floor done
   on every core: for work that reads pages, "cat, parallel" ($NPROC cat processes at once);
   for work that only lists and stats files, fd (a parallel walk).
 - disk reads/run: what the whole machine read from block devices (/proc/vmstat pgpgin)
