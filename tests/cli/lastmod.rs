@@ -501,7 +501,11 @@ fn two_listed_pages_with_one_state_key_leave_a_state_the_next_run_reads() {
     let state = state_path(&site);
     site.run(&["--state", &state]).success();
     let text = fs::read_to_string(&state).unwrap();
-    assert_eq!(text.lines().filter(|l| l.starts_with("/a/ ")).count(), 1, "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("/a/ ")).count(),
+        1,
+        "{text}"
+    );
     assert!(text.ends_with("\nend 1\n"), "{text}");
     site.run(&["--state", &state]).success();
     assert_eq!(validate::sitemap(&site.sitemap_path(), BASE).len(), 2);

@@ -365,8 +365,8 @@ impl Frozen<'_> {
             }
         };
         if let Some(new) = &mut self.new {
-            // Two pages with one key (a.html, and a/index.html declaring that form): the
-            // first is recorded, as a state holds a key once.
+            // Two listed pages with one key (a/index.html in the form its canonical URL
+            // declares, a/index.htm as a/): the first is recorded, as a state holds a key once.
             let repeated = match known {
                 true => old_taken,
                 false => !self.added.insert(key.into()),
