@@ -165,6 +165,14 @@ fn an_unwritable_or_missing_output_directory_fails_cleanly() {
         .stderr_has(&["cannot create a temp file in ", "no/such/dir"]);
     assert_untouched(&site, &before, &files);
 
+    // A state that cannot be written stops the run before any page is read.
+    site.command(&["--state"])
+        .arg(site.outside().join("no/such/dir/sitemap.state"))
+        .run()
+        .expect_code(1)
+        .stderr_has(&["error: cannot write state file ", "no/such/dir"]);
+    assert_untouched(&site, &before, &files);
+
     // The default output in the way is named as such, not as an -o that was never given.
     fs::remove_file(site.sitemap_path()).unwrap();
     fs::create_dir(site.sitemap_path()).unwrap();

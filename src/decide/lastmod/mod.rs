@@ -20,7 +20,7 @@ use crate::w3c;
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
 use git::GitDates;
-use state::{OldState, Record};
+use state::{OldState, Record, Take};
 
 /// How dates are made.
 #[derive(Debug)]
@@ -322,9 +322,12 @@ impl Frozen<'_> {
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
     ) -> Result<Option<String>> {
         // What no page takes of `old` are the removed pages.
-        let known = self.old.knows(key);
-        let old = self.old.take(key);
-        let old_taken = known && old.is_none();
+        let taken = self.old.take(key);
+        let (known, again) = (taken != Take::Unknown, taken == Take::Again);
+        let old = match taken {
+            Take::Record(record) => Some(record),
+            Take::Unknown | Take::Again => None,
+        };
         let unchanged_file = old
             .as_ref()
             .is_some_and(|o| self.old.comparable && o.stamp == Some(page.stamp));
@@ -367,10 +370,7 @@ impl Frozen<'_> {
         if let Some(new) = &mut self.new {
             // Two listed pages with one key (a/index.html in the form its canonical URL
             // declares, a/index.htm as a/): the first is recorded, as a state holds a key once.
-            let repeated = match known {
-                true => old_taken,
-                false => !self.added.insert(key.into()),
-            };
+            let repeated = again || (!known && !self.added.insert(key.into()));
             let record = Record {
                 lastmod: lastmod.clone(),
                 digest,

@@ -86,6 +86,16 @@ struct Old {
 
 const NO_DATE: u32 = u32::MAX;
 
+/// What `OldState::take` finds for a key.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Take {
+    /// The state has no record of it.
+    Unknown,
+    /// Another page of this run took its record.
+    Again,
+    Record(Record),
+}
+
 fn key_hash(key: &str) -> u64 {
     let mut hasher = DefaultHasher::new();
     key.hash(&mut hasher);
@@ -127,19 +137,16 @@ impl OldState {
         old.stamped.then_some(old.stamp)
     }
 
-    /// The record of `key`, once: None when there is none, or a page of this run took it.
-    pub fn take(&mut self, key: &str) -> Option<Record> {
-        let i = self.find(key)?;
+    /// The record of `key`, once: a page of this run takes it.
+    pub fn take(&mut self, key: &str) -> Take {
+        let Some(i) = self.find(key) else {
+            return Take::Unknown;
+        };
         let old = &mut self.records[i];
         if std::mem::replace(&mut old.taken, true) {
-            return None;
+            return Take::Again;
         }
-        Some(self.record(&self.records[i]))
-    }
-
-    /// Whether `key` has a record, taken or not.
-    pub fn knows(&self, key: &str) -> bool {
-        self.find(key).is_some()
+        Take::Record(self.record(&self.records[i]))
     }
 
     /// The records no page of this run took: the removed pages.
@@ -398,11 +405,10 @@ mod tests {
         assert_eq!(state.dates.len(), 1, "a date is kept once");
         for (key, record) in &records {
             assert_eq!(state.stamp(key), record.stamp);
-            assert_eq!(state.take(key).as_ref(), Some(record));
-            assert_eq!(state.take(key), None, "taken once");
-            assert!(state.knows(key));
+            assert_eq!(state.take(key), Take::Record(record.clone()));
+            assert_eq!(state.take(key), Take::Again, "taken once");
         }
-        assert_eq!(state.take("a.html"), None);
+        assert_eq!(state.take("a.html"), Take::Unknown);
         assert_eq!(state.untaken(), 0);
         assert!(
             !parse(out.as_slice(), &super::tests::rules(&[]))
