@@ -17,13 +17,18 @@
 //! targets (`fuzz/`) drive directly.
 
 mod atomic;
+mod changes;
 mod check;
 pub mod cli;
 pub mod decide;
 pub mod entry;
 pub mod error;
 mod html;
+mod http;
+pub mod indexnow;
+mod input;
 mod outputs;
+mod previous;
 mod publish;
 mod report;
 pub mod run;

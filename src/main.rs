@@ -11,6 +11,12 @@ use sitemapgen::{Request, cli, run, to_stderr};
 fn main() -> ExitCode {
     let settings = match sitemapgen::request(std::env::args_os().collect()) {
         Ok(Request::Run(settings)) => settings,
+        Ok(Request::Submit(settings)) => {
+            return match sitemapgen::indexnow::submit(&settings) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => fail(&err, exit_code(&err)),
+            };
+        }
         Ok(Request::Completions(shell)) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut cli::command(), "sitemapgen", &mut script);

@@ -164,12 +164,18 @@ pub fn looks_like_sitemap(path: &Path) -> Result<bool> {
             .read_to_end(&mut plain);
         start = plain;
     }
-    let text = String::from_utf8_lossy(&start);
+    Ok(String::from_utf8_lossy(&start).trim().is_empty() || begins_sitemap(&start))
+}
+
+/// Whether `start`, the first bytes of a document (uncompressed), begin a sitemap: an XML
+/// urlset or index, or a text sitemap.
+pub fn begins_sitemap(start: &[u8]) -> bool {
+    let start = &start[..start.len().min(SNIFF)];
+    let text = String::from_utf8_lossy(start);
     let text = text.trim_start_matches('\u{feff}').trim_start();
-    Ok(text.is_empty()
-        || (text.starts_with('<') && (text.contains("<urlset") || text.contains("<sitemapindex")))
+    (text.starts_with('<') && (text.contains("<urlset") || text.contains("<sitemapindex")))
         || text.starts_with("http://")
-        || text.starts_with("https://"))
+        || text.starts_with("https://")
 }
 
 /// Bytes read to tell a sitemap from another file.

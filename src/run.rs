@@ -118,11 +118,9 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
         return check::compare(files, outputs, shards, robots, churn_stop, report);
     }
     let wrote_robots = robots.is_some();
-    let state = settings.decide.lastmod.state.as_ref();
-    let state = decider
-        .into_state()?
-        .zip(state.map(|state| state.path.as_path()));
-    publish::commit(files, (format, shards), outputs, state, robots, report)?;
+    let mut companions = decider.into_files()?;
+    companions.extend(publish::plan_key_file(&settings.publish)?);
+    publish::commit(files, (format, shards), outputs, companions, robots, report)?;
     let place = place(files, format, shards, wrote_robots, report);
     report.summary(collected, &place, churn);
     Ok(())

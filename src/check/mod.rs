@@ -2,17 +2,15 @@
 //! files on disk; a difference fails the run with a summary of the URLs added, removed and
 //! re-dated. Nothing is written.
 
-mod previous;
-
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
 use crate::atomic::{Temp, Written};
 use crate::outputs::Files;
+use crate::previous::{self, Document};
 use crate::publish::robots;
 use crate::report::Report;
-use previous::Document;
 
 /// Compares the new files with those on disk (and, under --robots, robots.txt with what it
 /// would become). `churn_stop` is why --max-churn would stop the real run, if it would.
@@ -32,7 +30,7 @@ pub fn compare(
     for (path, written) in outputs {
         let contents = written.contents()?;
         same &= std::fs::read(&path).ok().as_ref() == Some(&contents);
-        if let Document::Urls(urls) = previous::parse(contents, &path)? {
+        if let Document::Urls(urls) = previous::parse(contents, &path.display())? {
             new.extend(urls);
         }
     }

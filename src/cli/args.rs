@@ -8,6 +8,7 @@ use clap::builder::{BoolishValueParser, PossibleValue, StringValueParser, TypedV
 use clap::{ArgAction, CommandFactory, Parser, ValueHint};
 
 use crate::decide::lastmod::LastmodMode;
+use crate::decide::lastmod::origin::Published;
 use crate::outputs::Format;
 use crate::scan::digest::Mode;
 use crate::scan::select::Selector;
@@ -117,6 +118,23 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub state: Option<PathBuf>,
 
+    /// Where the last deploy published the state (e.g. https://example.com/sitemap.state.gz
+    /// with --state DIR/sitemap.state.gz): read when the state file does not exist; a 404 is
+    /// a first run, any other failure stops the run
+    #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
+          value_parser = ours(|text| parse_http_url(text, "--state-url")))]
+    pub state_url: Option<url::Url>,
+
+    /// When there is no state yet (nor one published), keep the dates this sitemap gives
+    /// (a URL or a file; an index is followed to its shards; gzip or not); needs --state
+    #[arg(long, value_name = "SITEMAP", value_parser = ours(|text| Ok(Published::parse(text))))]
+    pub previous_sitemap: Option<Published>,
+
+    /// Write the URLs added, re-dated and removed since the state to FILE, a line each:
+    /// `added URL`, `redated URL`, `removed URL` (needs --state)
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub changes: Option<PathBuf>,
+
     /// What a page's digest is made of: content (what a reader cares about: the main
     /// region, structured data) or bytes (needs --state) [default: content]
     #[arg(long, value_name = "WHAT", value_parser = DIGEST)]
@@ -136,6 +154,32 @@ pub struct Cli {
     /// (needs --state)
     #[arg(long, value_name = "PERCENT", value_parser = ours(parse_percent))]
     pub max_churn: Option<f64>,
+
+    /// The IndexNow key is in the environment variable NAME: the run writes its key file
+    /// DIR/KEY.txt, and --indexnow-submit submits with it
+    #[arg(long, value_name = "NAME", conflicts_with = "indexnow_key_file")]
+    pub indexnow_key_env: Option<String>,
+
+    /// The IndexNow key is in FILE (as --indexnow-key-env)
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub indexnow_key_file: Option<PathBuf>,
+
+    /// Submit the URLs of the --changes file to IndexNow, after the deploy, instead of
+    /// writing a sitemap (needs --base-url, --changes and a key; DIR is not read)
+    #[arg(long)]
+    pub indexnow_submit: bool,
+
+    /// Where --indexnow-submit posts
+    #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
+          default_value = crate::indexnow::DEFAULT_ENDPOINT,
+          value_parser = ours(|text| parse_http_url(text, "--indexnow-endpoint")))]
+    pub indexnow_endpoint: url::Url,
+
+    /// Give up on an HTTP request (--state-url, --previous-sitemap, --indexnow-submit) after
+    /// SECONDS
+    #[arg(long, value_name = "SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub http_timeout: u64,
 
     /// Take the list of files from FILE (`-` for standard input) instead of walking DIR
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
@@ -305,6 +349,15 @@ fn glob_arg(flag: &'static str) -> impl TypedValueParser<Value = String> {
 fn parse_regex(text: &str) -> anyhow::Result<regex::bytes::Regex> {
     regex::bytes::Regex::new(text)
         .map_err(|err| anyhow::anyhow!("--digest-ignore {text:?} is not a valid regex: {err}"))
+}
+
+/// An http or https URL with a host.
+fn parse_http_url(text: &str, flag: &str) -> anyhow::Result<url::Url> {
+    match url::Url::parse(text) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(url),
+        Ok(_) => anyhow::bail!("{flag} {text:?} is not an http or https URL"),
+        Err(err) => anyhow::bail!("{flag} {text:?} is not an absolute URL ({err})"),
+    }
 }
 
 fn parse_percent(text: &str) -> anyhow::Result<f64> {

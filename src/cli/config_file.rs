@@ -20,7 +20,14 @@ use super::args::{self, Cli};
 pub const DEFAULT_FILE: &str = "sitemapgen.toml";
 
 /// Options that only make sense on the command line.
-const COMMAND_LINE_ONLY: &[&str] = &["config", "no-config", "completions", "help", "version"];
+const COMMAND_LINE_ONLY: &[&str] = &[
+    "config",
+    "no-config",
+    "completions",
+    "indexnow-submit",
+    "help",
+    "version",
+];
 
 /// Pairs where giving one on the command line silences the other in the file.
 const OVERRIDES: &[(&str, &str)] = &[("quiet", "verbose"), ("verbose", "quiet")];

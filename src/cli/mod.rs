@@ -20,6 +20,8 @@ pub enum Request {
     /// Print a shell's completion script (answered before any config file is read).
     Completions(clap_complete::Shell),
     Run(Box<run::Settings>),
+    /// `--indexnow-submit`.
+    Submit(Box<crate::indexnow::Settings>),
 }
 
 /// Reads a command line (program name first), with the config file's settings merged under
@@ -32,5 +34,8 @@ pub fn request(args: Vec<OsString>) -> Result<Request> {
         return Ok(Request::Completions(shell));
     }
     let cli = config_file::merge(args, &matches, cli)?;
+    if cli.indexnow_submit {
+        return Ok(Request::Submit(Box::new(settings::submit_settings(cli)?)));
+    }
     Ok(Request::Run(Box::new(settings::settings(cli)?)))
 }

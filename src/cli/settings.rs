@@ -3,10 +3,12 @@
 
 use std::ffi::OsString;
 use std::fs;
+use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use super::args::Cli;
 use crate::decide::lastmod::{self, LastmodMode, StateSettings};
@@ -17,10 +19,64 @@ use crate::scan::digest::{DigestRules, Mode};
 use crate::url::{Mapping, encode_path};
 use crate::walk::rules::{RuleSpec, Rules, ValueRules};
 use crate::walk::{ListFrom, Source};
-use crate::{decide, publish, sitemap, walk};
+use crate::{decide, indexnow, publish, sitemap, walk};
+
+const HINT: &str = "(on the command line, or in sitemapgen.toml)";
+
+/// `--indexnow-submit`'s settings.
+pub fn submit_settings(cli: Cli) -> Result<indexnow::Settings> {
+    let Some(base) = cli.base_url.clone() else {
+        bail!("--base-url is required {HINT}");
+    };
+    let Some(changes) = cli.changes.clone() else {
+        bail!("--indexnow-submit submits the URLs of the --changes file: name it {HINT}");
+    };
+    let Some(key) = indexnow_key(&cli)? else {
+        bail!("--indexnow-submit needs the key: --indexnow-key-env or --indexnow-key-file {HINT}");
+    };
+    Ok(indexnow::Settings {
+        changes,
+        base,
+        key,
+        verbosity: verbosity(&cli)?,
+        endpoint: cli.indexnow_endpoint,
+        timeout: Duration::from_secs(cli.http_timeout),
+    })
+}
+
+fn verbosity(cli: &Cli) -> Result<Verbosity> {
+    Ok(match (cli.quiet, cli.verbose) {
+        (true, true) => bail!("--quiet cannot be used with --verbose"),
+        (true, _) => Verbosity::Quiet,
+        (_, true) => Verbosity::Verbose,
+        _ => Verbosity::Normal,
+    })
+}
+
+/// The IndexNow key, from the environment or a file, if one is named.
+fn indexnow_key(cli: &Cli) -> Result<Option<indexnow::Key>> {
+    if let Some(name) = &cli.indexnow_key_env {
+        let Ok(value) = std::env::var(name) else {
+            bail!("--indexnow-key-env {name}: the environment variable {name} is not set");
+        };
+        let source = format!("the environment variable {name}");
+        return indexnow::Key::parse(&value, &source).map(Some);
+    }
+    let Some(path) = &cli.indexnow_key_file else {
+        return Ok(None);
+    };
+    let source = format!("--indexnow-key-file {}", path.display());
+    let mut text = Vec::new();
+    fs::File::open(path)
+        .and_then(|file| file.take(1024).read_to_end(&mut text))
+        .with_context(|| format!("cannot read {source}"))?;
+    indexnow::Key::parse(&String::from_utf8_lossy(&text), &source).map(Some)
+}
 
 pub fn settings(cli: Cli) -> Result<Settings> {
-    let hint = "(on the command line, or in sitemapgen.toml)";
+    let hint = HINT;
+    let indexnow_key = indexnow_key(&cli)?;
+    let verbosity = verbosity(&cli)?;
     let Some(base) = cli.base_url else {
         bail!("--base-url is required {hint}");
     };
@@ -33,6 +89,9 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         (cli.digest.is_some(), "--digest"),
         (cli.digest_region.is_some(), "--digest-region"),
         (cli.max_churn.is_some(), "--max-churn"),
+        (cli.state_url.is_some(), "--state-url"),
+        (cli.previous_sitemap.is_some(), "--previous-sitemap"),
+        (cli.changes.is_some(), "--changes"),
     ] {
         if given && cli.state.is_none() {
             bail!("{flag} needs --state {hint}");
@@ -48,9 +107,6 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     }
     if cli.follow && cli.files_from.is_some() {
         bail!("--follow walks DIR, and --files-from names the files instead: drop one");
-    }
-    if cli.quiet && cli.verbose {
-        bail!("--quiet cannot be used with --verbose");
     }
     if lastmod == LastmodMode::Omit && cli.state.is_some() {
         bail!("--state keeps dates, and --lastmod none writes none: drop one of them");
@@ -111,6 +167,9 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     if cli.robots && preview {
         bail!("-o - is a preview and writes no robots.txt: drop --robots");
     }
+    if cli.changes.is_some() && preview {
+        bail!("-o - is a preview and writes no changes file: drop --changes");
+    }
     if cli.robots && dir_url.is_none() {
         bail!("--robots needs the output inside DIR, where it has a public URL");
     }
@@ -127,8 +186,18 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         None => None,
         Some(path) => Some(output_file(&path, &format!("--state {}", path.display()))?),
     };
+    let changes = match cli.changes {
+        None => None,
+        Some(path) => Some(output_file(
+            &path,
+            &format!("--changes {}", path.display()),
+        )?),
+    };
     if let Destination::File(files) = &destination {
         check_outputs(&dir, &rules, files, state.as_deref(), cli.robots)?;
+    }
+    if let Some(changes) = &changes {
+        check_changes(&dir, &rules, changes, &destination, state.as_deref())?;
     }
     let source = match cli.files_from {
         None => Source::Walk { follow: cli.follow },
@@ -136,11 +205,6 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             from: list_from(from),
             separator: if cli.null { b'\0' } else { b'\n' },
         },
-    };
-    let verbosity = match (cli.quiet, cli.verbose) {
-        (true, _) => Verbosity::Quiet,
-        (_, true) => Verbosity::Verbose,
-        _ => Verbosity::Normal,
     };
     Ok(Settings {
         walk: walk::Settings {
@@ -175,6 +239,10 @@ pub fn settings(cli: Cli) -> Result<Settings> {
                     ),
                     max_churn: cli.max_churn,
                     write: !cli.check && matches!(destination, Destination::File(_)),
+                    url: cli.state_url,
+                    previous_sitemap: cli.previous_sitemap,
+                    timeout: Duration::from_secs(cli.http_timeout),
+                    changes,
                 }),
             },
         },
@@ -190,6 +258,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             root: dir,
             base,
             robots: dir_url.filter(|_| cli.robots),
+            indexnow_key,
         },
         check: cli.check,
         verbosity,
@@ -309,6 +378,38 @@ fn check_outputs(
             "{} exists and is not a sitemap: the sitemap would replace it\n\
              hint: name another output with -o, or remove that file",
             output.display()
+        );
+    }
+    Ok(())
+}
+
+/// The changes file is a file of its own: not the sitemap, the state, nor a page.
+fn check_changes(
+    root: &Path,
+    rules: &Rules,
+    changes: &Path,
+    destination: &Destination,
+    state: Option<&Path>,
+) -> Result<()> {
+    let output = match destination {
+        Destination::File(files) => Some(files.target.as_path()),
+        Destination::Stdout => None,
+    };
+    let clash = [(output, "the sitemap"), (state, "the state")]
+        .into_iter()
+        .find(|(other, _)| other.is_some_and(|other| same_file(changes, other)));
+    if let Some((_, what)) = clash {
+        bail!(
+            "--changes {} is also {what}: one would overwrite the other",
+            changes.display()
+        );
+    }
+    if let Some(rel) = path_inside(root, changes)
+        && rules.selects(&rel)
+    {
+        bail!(
+            "--changes {} is a page of the site (its name matches --include)",
+            changes.display()
         );
     }
     Ok(())

@@ -8,6 +8,7 @@ pub mod verdict;
 
 use std::collections::HashMap;
 use std::io;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use globset::Candidate;
@@ -23,7 +24,7 @@ use crate::scan::{Scanned, Want};
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping, PagePath};
 use crate::walk::Page;
 use crate::walk::rules::ValueRules;
-use lastmod::{Churn, Dater};
+use lastmod::{Churn, Dater, Listed};
 use robots::Disallow;
 use verdict::{Form, Verdict};
 
@@ -77,7 +78,7 @@ impl<'s> Decider<'s> {
             settings,
             base: Url::parse(&settings.base.join("")).context("the base URL")?,
             disallow,
-            dater: Dater::new(&settings.lastmod, report)?,
+            dater: Dater::new(&settings.lastmod, &settings.base, report)?,
             dedup: Dedup::default(),
             canonicals: 0,
             elsewhere: HashMap::new(),
@@ -180,7 +181,11 @@ impl<'s> Decider<'s> {
         Ok(Some(Entry {
             lastmod: self.dater.date(
                 &page,
-                &computed.path,
+                &Listed {
+                    key: &computed.path,
+                    path: &path,
+                    loc: &loc,
+                },
                 scanned.digest,
                 scanned.declared,
                 report,
@@ -314,10 +319,10 @@ impl<'s> Decider<'s> {
         self.dater.churn()
     }
 
-    /// The new state, complete and not yet published; None without --state or when the run
-    /// does not write it.
-    pub fn into_state(self) -> Result<Option<Written<Beside>>> {
-        self.dater.into_state()
+    /// The files --state writes (the new state, the changes), complete and not yet
+    /// published, with their paths; none without --state or when the run does not write it.
+    pub fn into_files(self) -> Result<Vec<(Written<Beside>, PathBuf)>> {
+        self.dater.into_files()
     }
 }
 

@@ -1,16 +1,20 @@
 //! Making a run's files visible, in an order that never shows a mix: robots.txt is read
 //! first (one that cannot be taken stops the run with nothing changed); then the state,
-//! the shards and the index are renamed into place (the state put back if the sitemap
-//! cannot follow); robots.txt last; then what an earlier run left is removed.
+//! the changes and the IndexNow key file, the shards and the index are renamed into place
+//! (the first put back if the sitemap cannot follow); robots.txt last; then what an earlier
+//! run left is removed.
 
 pub mod robots;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use std::io::Write;
 
-use crate::atomic::{self, Beside, Publishing, Replaced, Temp, Written};
+use anyhow::{Context, Result, bail};
+
+use crate::atomic::{self, Beside, Publishing, Replaced, Sink, Temp, Written};
 use crate::error::UsageError;
+use crate::indexnow;
 use crate::outputs::{self, Files, Format};
 use crate::report::{Report, Warning};
 use crate::url::{BaseUrl, encode_path};
@@ -22,6 +26,39 @@ pub struct Settings {
     pub base: BaseUrl,
     /// --robots, with the public URL of the output's directory (the output lies inside DIR).
     pub robots: Option<String>,
+    /// --indexnow-key-env or --indexnow-key-file: its key file goes into DIR.
+    pub indexnow_key: Option<indexnow::Key>,
+}
+
+/// The IndexNow key file DIR/KEY.txt, when it must be written: search engines fetch it to
+/// check that a submission comes from the site. One that holds the key already stays as it
+/// is.
+pub fn plan_key_file(settings: &Settings) -> Result<Option<(Written<Beside>, PathBuf)>> {
+    let Some(key) = &settings.indexnow_key else {
+        return Ok(None);
+    };
+    // The key is a secret until the site is deployed: messages do not name the file.
+    let path = settings.root.join(key.file_name());
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if !meta.is_file() => {
+            bail!("the IndexNow key file in DIR is not a regular file (a symlink, a directory?)")
+        }
+        Ok(_) => {
+            let held = std::fs::read(&path).context("cannot read the IndexNow key file in DIR")?;
+            if held.trim_ascii() == key.as_str().as_bytes() {
+                return Ok(None);
+            }
+            bail!(
+                "the IndexNow key file in DIR (KEY.txt, named after the key) holds something \
+                 else than the key"
+            )
+        }
+        Err(_) => {}
+    }
+    let context = "cannot write the IndexNow key file in DIR";
+    let mut sink = Sink::new(Beside::of(&path).context(context)?, false);
+    sink.write_all(key.as_str().as_bytes()).context(context)?;
+    Ok(Some((sink.finish().context(context)?, path)))
 }
 
 /// What DIR/robots.txt must become under --robots; a warning when crawlers will not read it.
@@ -66,7 +103,7 @@ pub fn commit(
     files: &Files,
     (format, shards): (Format, usize),
     outputs: Vec<(PathBuf, Written<Temp>)>,
-    state: Option<(Written<Beside>, &Path)>,
+    companions: Vec<(Written<Beside>, PathBuf)>,
     robots: Option<robots::Plan>,
     report: &mut Report,
 ) -> Result<()> {
@@ -89,37 +126,42 @@ pub fn commit(
         None => None,
     };
     let _turn = Publishing::lock(files.dir())?;
-    publish(outputs, state)?;
+    publish(outputs, companions)?;
     if let Some((written, path)) = robots {
         written.publish(path)?;
     }
     remove_stale(files, format, shards, report)
 }
 
-/// Makes the new sitemap visible, the index last. The state goes first and is put back if
-/// the sitemap cannot follow: never one without the other. (A crash between the two leaves
-/// the new state with the old sitemap, which the next run publishes as it should have been.)
+/// Makes the new sitemap visible, the index last. The companions (the state, the changes,
+/// the key file) go first and are put back if the sitemap cannot follow: never one without
+/// the other. (A crash between the two leaves the new state with the old sitemap, which the
+/// next run publishes as it should have been.)
 fn publish(
     outputs: Vec<(PathBuf, Written<Temp>)>,
-    state: Option<(Written<Beside>, &Path)>,
+    companions: Vec<(Written<Beside>, PathBuf)>,
 ) -> Result<()> {
-    let publish_sitemap = || -> Result<()> {
+    let mut replaced = Vec::new();
+    let publish_all = || -> Result<()> {
+        for (written, path) in companions {
+            replaced.push(Replaced::new(written, &path)?);
+        }
         for (path, written) in outputs {
             written.publish_at(&path)?;
         }
         Ok(())
     };
-    let Some((state, path)) = state else {
-        return publish_sitemap();
-    };
-    let replaced = Replaced::new(state, path)?;
-    match publish_sitemap() {
+    match publish_all() {
         Ok(()) => {
-            replaced.keep();
+            for one in replaced {
+                one.keep();
+            }
             Ok(())
         }
         Err(err) => {
-            replaced.undo()?;
+            for one in replaced.into_iter().rev() {
+                one.undo()?;
+            }
             Err(err)
         }
     }

@@ -1368,7 +1368,12 @@ fn every_damaged_state_file_stops_the_run_naming_it() {
         (
             "a byte that is not UTF-8",
             [good.as_bytes(), b"/x\xff.html - 0 0 0\n"].concat(),
-            "stream did not contain valid UTF-8",
+            "is not UTF-8",
+        ),
+        (
+            "a line of 20,000 bytes",
+            format!("{}\n{}\n/{}\n", lines[0], lines[1], "a".repeat(20_000)).into(),
+            "a line is longer than 16 KiB",
         ),
         (
             "a NUL-filled file",

@@ -117,7 +117,7 @@ impl Site {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -153,8 +153,17 @@ pub struct Cmd {
 
 impl Cmd {
     pub fn new() -> Cmd {
+        Cmd::of(Command::new(env!("CARGO_BIN_EXE_sitemapgen")))
+    }
+
+    /// Every request goes straight to the tests' own servers on the loopback address, never
+    /// to a proxy the machine names.
+    fn of(mut command: Command) -> Cmd {
+        for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"] {
+            command.env_remove(proxy).env_remove(proxy.to_lowercase());
+        }
         Cmd {
-            command: Command::new(env!("CARGO_BIN_EXE_sitemapgen")),
+            command,
             stdin: Vec::new(),
             dir: None,
         }
@@ -169,11 +178,7 @@ impl Cmd {
         let mut command = Command::new("setpriv");
         command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
         command.arg(env!("CARGO_BIN_EXE_sitemapgen"));
-        Cmd {
-            command,
-            stdin: Vec::new(),
-            dir: None,
-        }
+        Cmd::of(command)
     }
 
     pub fn arg(&mut self, arg: impl AsRef<OsStr>) -> &mut Cmd {

@@ -16,7 +16,7 @@ use crate::validate;
 const VARIANTS: [&str; 4] = ["rebuild", "edit", "add", "sitewide"];
 
 /// Copies `from` over `to`, file by file.
-fn overlay(from: &Path, to: &Path) {
+pub fn overlay(from: &Path, to: &Path) {
     let Ok(entries) = fs::read_dir(from) else {
         return; // A variant with no file that differs has no directory in a checkout.
     };
@@ -33,7 +33,7 @@ fn overlay(from: &Path, to: &Path) {
 }
 
 /// Gives every file below `dir` the mtime `seconds`.
-fn touch_all(dir: &Path, seconds: i64) {
+pub fn touch_all(dir: &Path, seconds: i64) {
     for entry in fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {

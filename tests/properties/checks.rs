@@ -449,6 +449,7 @@ pub fn config(toml: &str, args: &[String], dir: &Path) {
     argv.extend(args.iter().map(OsString::from));
     match sitemapgen::request(argv) {
         Ok(Request::Run(settings)) => assert_strict_url(&settings.decide.base.join("")),
+        Ok(Request::Submit(settings)) => assert_strict_url(&settings.base.join("")),
         Ok(Request::Completions(_)) => {}
         Err(err) => assert!(!err.to_string().is_empty()),
     }

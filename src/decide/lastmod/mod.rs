@@ -2,20 +2,24 @@
 //! whose content did not change.
 
 pub mod git;
+pub mod origin;
 pub mod state;
 
 use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
 use crate::atomic::{Beside, Sink, Written};
+use crate::changes::{self, Kind};
 use crate::error::UsageError;
 use crate::html;
 use crate::report::{Report, Warning};
 use crate::scan::digest::DigestRules;
 use crate::scan::{Scanner, Want};
+use crate::url::BaseUrl;
 use crate::w3c;
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
@@ -45,6 +49,15 @@ pub struct StateSettings {
     /// Whether the run writes the state (not under --check, nor for a preview on standard
     /// output).
     pub write: bool,
+    /// --state-url: where the last deploy published the state, read when there is no state
+    /// file.
+    pub url: Option<url::Url>,
+    /// --previous-sitemap: whose dates are kept when there is no state at all.
+    pub previous_sitemap: Option<origin::Published>,
+    /// --http-timeout.
+    pub timeout: Duration,
+    /// --changes: where the URLs added, re-dated and removed are written.
+    pub changes: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,8 +139,13 @@ struct Frozen<'c> {
     settled_before: i128,
     rules: &'c DigestRules,
     old: OldState,
+    /// Whether `old` holds a published sitemap's dates rather than a state.
+    adopted: bool,
     /// The new state, written as the pages are dated, beside the state file.
     new: Option<state::Writer<Sink<Beside>>>,
+    /// The changes, written as the pages are dated, beside their file.
+    changes: Option<(changes::Writer<Sink<Beside>>, &'c Path)>,
+    base: &'c BaseUrl,
     /// The state file, for messages.
     path: &'c Path,
     /// The keys written that the old state does not know: a key is written once.
@@ -182,7 +200,11 @@ impl Churn {
 }
 
 impl<'c> Dater<'c> {
-    pub fn new(settings: &'c Settings, report: &mut Report) -> Result<Dater<'c>> {
+    pub fn new(
+        settings: &'c Settings,
+        base: &'c BaseUrl,
+        report: &mut Report,
+    ) -> Result<Dater<'c>> {
         let git = match settings.mode.uses_git() {
             true => {
                 let git =
@@ -201,24 +223,19 @@ impl<'c> Dater<'c> {
         };
         let frozen = match &settings.state {
             None => None,
-            Some(StateSettings {
-                path,
-                digest,
-                write,
-                ..
-            }) => {
-                let rules = digest;
-                let old = match state::read(path, rules)? {
-                    Some(old) => old,
-                    None => {
-                        report.note(format!(
-                            "state file {} does not exist yet: a first run, every page is new",
-                            path.display()
-                        ));
-                        OldState::empty()
-                    }
-                };
-                if !old.comparable {
+            Some(state_settings) => {
+                let StateSettings {
+                    path,
+                    digest: rules,
+                    write,
+                    changes,
+                    ..
+                } = state_settings;
+                let origin::Found {
+                    state: old,
+                    adopted,
+                } = origin::load(state_settings, base, report)?;
+                if !old.comparable && !adopted {
                     report.warn(
                         Warning::Run,
                         "the digest rules (--digest, --digest-region, --digest-ignore) differ from \
@@ -229,15 +246,24 @@ impl<'c> Dater<'c> {
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |since| since.as_nanos() as i128);
-                let new = match write {
-                    true => Some(new_state(path, rules)?),
-                    false => None,
+                let (new, changes) = match write {
+                    true => (
+                        Some(new_state(path, rules)?),
+                        match changes {
+                            Some(path) => Some((new_changes(path)?, path.as_path())),
+                            None => None,
+                        },
+                    ),
+                    false => (None, None),
                 };
                 Some(Frozen {
                     settled_before: now - SETTLING as i128,
                     rules,
                     old,
+                    adopted,
                     new,
+                    changes,
+                    base,
                     path,
                     added: HashSet::new(),
                     scanner: Scanner::default(),
@@ -261,13 +287,12 @@ impl<'c> Dater<'c> {
         (!unchanged).then_some(frozen.rules)
     }
 
-    /// The lastmod of `page`, whose URL path under the base is `url_path`; `digest` is the
-    /// page's digest if the caller has read it; `declared` the date the page declares, if
-    /// dates come from the pages.
+    /// The lastmod of `page`, listed as `url`; `digest` is the page's digest if the caller
+    /// has read it; `declared` the date the page declares, if dates come from the pages.
     pub fn date(
         &mut self,
         page: &Page,
-        url_path: &str,
+        url: &Listed,
         digest: Option<blake3::Hash>,
         declared: Option<String>,
         report: &mut Report,
@@ -283,7 +308,7 @@ impl<'c> Dater<'c> {
             |report: &mut Report| fresh_date(mode, declared, *clamp, git.as_ref(), page, report);
         match frozen {
             None => fresh(report),
-            Some(frozen) => frozen.date(page, url_path, digest, declared, report, fresh),
+            Some(frozen) => frozen.date(page, url, digest, declared, report, fresh),
         }
     }
 
@@ -294,35 +319,64 @@ impl<'c> Dater<'c> {
         Some(frozen.churn)
     }
 
-    /// The new state, complete and not yet published; None without --state or when the run
-    /// does not write it.
-    pub fn into_state(self) -> Result<Option<Written<Beside>>> {
+    /// The files --state writes beside the sitemap, complete and not yet published, each
+    /// with its path: the new state, then the changes. None without --state or when the run
+    /// does not write them.
+    pub fn into_files(self) -> Result<Vec<(Written<Beside>, PathBuf)>> {
         let Some(Frozen {
             new: Some(new),
+            changes,
             path,
+            old,
+            base,
             ..
         }) = self.frozen
         else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let context = || format!("cannot write state file {}", path.display());
         let sink = new.finish().with_context(context)?;
-        sink.finish().with_context(context).map(Some)
+        let mut files = vec![(sink.finish().with_context(context)?, path.to_path_buf())];
+        if let Some((mut changes, changes_path)) = changes {
+            let context = || format!("cannot write the changes file {}", changes_path.display());
+            for key in old.into_untaken_keys() {
+                changes
+                    .change(Kind::Removed, &base.join(&key))
+                    .with_context(context)?;
+            }
+            let written = changes.finish().finish().with_context(context)?;
+            files.push((written, changes_path.to_path_buf()));
+        }
+        Ok(files)
     }
+}
+
+/// How a page is listed.
+pub struct Listed<'a> {
+    /// The URL path its file maps to, under the base URL: the state knows the page by it.
+    pub key: &'a str,
+    /// The URL path it is listed at (the form its canonical URL declares, or `key`).
+    pub path: &'a str,
+    pub loc: &'a str,
 }
 
 impl Frozen<'_> {
     fn date(
         &mut self,
         page: &Page,
-        key: &str,
+        url: &Listed,
         digest: Option<blake3::Hash>,
         declared: Option<&str>,
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
     ) -> Result<Option<String>> {
-        // What no page takes of `old` are the removed pages.
-        let taken = self.old.take(key);
+        let key = url.key;
+        // What no page takes of `old` are the removed pages. A published sitemap knows a
+        // page by the URL it listed.
+        let mut taken = self.old.take(key);
+        if taken == Take::Unknown && self.adopted && url.path != key {
+            taken = self.old.take(url.path);
+        }
         let (known, again) = (taken != Take::Unknown, taken == Take::Again);
         let old = match taken {
             Take::Record(record) => Some(record),
@@ -353,20 +407,25 @@ impl Frozen<'_> {
             let instant = |date: &str| w3c::instant(date);
             declared.and_then(instant) > recorded.as_deref().and_then(instant)
         };
-        let lastmod = match old {
+        let (lastmod, change) = match old {
             Some(o) if (o.digest == digest || !self.old.comparable) && !newer(&o.lastmod) => {
                 self.churn.kept += 1;
-                o.lastmod
+                (o.lastmod, None)
             }
             Some(_) => {
                 self.churn.redated += 1;
-                fresh(report)?
+                (fresh(report)?, Some(Kind::Redated))
             }
             None => {
                 self.churn.added += 1;
-                fresh(report)?
+                (fresh(report)?, Some(Kind::Added))
             }
         };
+        if let (Some(kind), Some((changes, path))) = (change, &mut self.changes) {
+            changes
+                .change(kind, url.loc)
+                .with_context(|| format!("cannot write the changes file {}", path.display()))?;
+        }
         if let Some(new) = &mut self.new {
             // Two listed pages with one key (a/index.html in the form its canonical URL
             // declares, a/index.htm as a/): the first is recorded, as a state holds a key once.
@@ -390,8 +449,17 @@ impl Frozen<'_> {
 /// A new state being written beside the state file at `path`.
 fn new_state(path: &Path, rules: &DigestRules) -> Result<state::Writer<Sink<Beside>>> {
     let context = || format!("cannot write state file {}", path.display());
-    let sink = Sink::new(Beside::of(path).with_context(context)?, false);
+    // A state published with the site is compressed (as any state named .gz).
+    let gzip = path.as_os_str().as_encoded_bytes().ends_with(b".gz");
+    let sink = Sink::new(Beside::of(path).with_context(context)?, gzip);
     state::Writer::new(sink, rules).with_context(context)
+}
+
+/// The changes being written beside their file at `path`.
+fn new_changes(path: &Path) -> Result<changes::Writer<Sink<Beside>>> {
+    let context = || format!("cannot write the changes file {}", path.display());
+    let sink = Sink::new(Beside::of(path).with_context(context)?, false);
+    Ok(changes::Writer::new(sink))
 }
 
 /// The date `mode` gives a page that is new or changed; `declared`, the date it declares.

@@ -27,6 +27,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 
+use crate::input;
 use crate::scan::digest::DigestRules;
 pub use crate::walk::Stamp;
 
@@ -154,6 +155,35 @@ impl OldState {
         self.records.iter().filter(|old| !old.taken).count()
     }
 
+    /// The keys of the records no page took (the removed pages), in their order.
+    pub fn into_untaken_keys(self) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .records
+            .iter()
+            .filter(|old| !old.taken)
+            .map(|old| self.key(old).to_string())
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// A state of a published sitemap's URLs (key → lastmod) and no digests: every date is
+    /// kept once (it is not `comparable`), and the digests recorded anew.
+    pub fn adopted(urls: std::collections::BTreeMap<String, Option<String>>) -> Result<OldState> {
+        let mut state = OldState::default();
+        let mut dates = HashMap::new();
+        for (key, lastmod) in urls {
+            let record = Record {
+                lastmod,
+                digest: blake3::Hash::from_bytes([0; 32]),
+                stamp: None,
+            };
+            state.push(&key, record, &mut dates);
+        }
+        state.finish()?;
+        Ok(state)
+    }
+
     pub fn len(&self) -> usize {
         self.records.len()
     }
@@ -213,6 +243,12 @@ impl OldState {
     }
 }
 
+/// A state decompressed may be this large, no larger (some 7 million URLs).
+pub const MAX_STATE: u64 = 1 << 30;
+
+/// No record is longer: a key is a URL path, under 2,048 characters.
+const MAX_LINE: usize = 16 << 10;
+
 /// Reads the state; `None` when the file does not exist yet (a first run). Anything else
 /// that is wrong with it is an error: a silent reset would re-date every page.
 pub fn read(path: &Path, rules: &DigestRules) -> Result<Option<OldState>> {
@@ -228,17 +264,21 @@ pub fn read(path: &Path, rules: &DigestRules) -> Result<Option<OldState>> {
         .with_context(|| format!("state file {} is not usable", path.display()))
 }
 
-/// Reads a state from `reader` (see `read`).
+/// Reads a state from `reader`, gzip-compressed or not (see `read`).
 pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
-    let mut lines = reader.lines().enumerate();
+    let mut reader = input::decoded(reader, MAX_STATE)?;
+    let mut line = Vec::new();
+    let mut number = 0;
     let mut next = |what: &str| -> Result<Option<(usize, String)>> {
-        match lines.next() {
-            None => Ok(None),
-            Some((i, line)) => Ok(Some((
-                i + 1,
-                line.with_context(|| format!("reading {what}"))?,
-            ))),
+        if !input::read_line(&mut reader, &mut line, MAX_LINE)
+            .with_context(|| format!("reading {what}"))?
+        {
+            return Ok(None);
         }
+        number += 1;
+        let text =
+            std::str::from_utf8(&line).with_context(|| format!("line {number} is not UTF-8"))?;
+        Ok(Some((number, text.to_string())))
     };
     let header = next("the header")?.ok_or_else(|| anyhow!("it is empty"))?.1;
     let version_1 = match header.strip_prefix(MAGIC).map(str::trim) {
@@ -415,6 +455,25 @@ mod tests {
                 .unwrap()
                 .comparable
         );
+    }
+
+    #[test]
+    fn a_compressed_state_reads_as_the_plain_one() {
+        let rules = rules(&[]);
+        let record = Record {
+            lastmod: Some("2024-05-01".into()),
+            digest: blake3::hash(b"x"),
+            stamp: None,
+        };
+        let gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut writer = Writer::new(gzip, &rules).unwrap();
+        writer.record("a/", &record).unwrap();
+        let compressed = writer.finish().unwrap().finish().unwrap();
+        assert!(compressed.starts_with(&[0x1f, 0x8b]));
+        let mut state = parse(compressed.as_slice(), &rules).unwrap();
+        assert_eq!(state.take("a/"), Take::Record(record));
+        // Cut short, it is refused like a plain state cut short.
+        assert!(parse(&compressed[..compressed.len() - 12], &rules).is_err());
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! A sitemap read back for `--check`, the one on disk or the one just made: its URLs and
-//! their lastmods.
+//! A sitemap read back, for `--check` (the one on disk or the one just made) or for
+//! `--previous-sitemap` (one published before): its URLs and their lastmods.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -62,16 +62,16 @@ fn document(path: &Path) -> Result<Option<Document>> {
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
-    parse(bytes, path).map(Some)
+    parse(bytes, &path.display()).map(Some)
 }
 
-/// The document in `bytes`, the content of the file at `path` (gzipped or not).
-pub fn parse(bytes: Vec<u8>, path: &Path) -> Result<Document> {
+/// The document in `bytes` (gzipped or not), the content of `what`.
+pub fn parse(bytes: Vec<u8>, what: &dyn std::fmt::Display) -> Result<Document> {
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut plain = Vec::new();
         flate2::read::GzDecoder::new(bytes.as_slice())
             .read_to_end(&mut plain)
-            .with_context(|| format!("cannot decompress {}", path.display()))?;
+            .with_context(|| format!("cannot decompress {what}"))?;
         plain
     } else {
         bytes

@@ -1,0 +1,304 @@
+//! Where a run finds what the last one recorded: the state file; when there is none, the
+//! state the last deploy published (`--state-url`); when there is none either, the dates
+//! of the sitemap published before (`--previous-sitemap`), so that a site adopting
+//! sitemapgen, or one that lost its state, keeps its dates; else nothing, a first run.
+//!
+//! Only "there is none" (no file, 404 or 410) moves on to the next place. Anything else
+//! (a refused connection, a timeout, a 5xx, a body that is not what it should be, a
+//! redirect to another host) stops the run: a silent first run would re-date every page.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use url::Url;
+
+use super::StateSettings;
+use super::state::{self, OldState};
+use crate::http::{Client, Got};
+use crate::input::{self, Capped};
+use crate::outputs;
+use crate::previous::{self, Document};
+use crate::report::Report;
+use crate::url::BaseUrl;
+
+/// A published state's body may be this large (compressed, a state is some 50 bytes a URL).
+const MAX_STATE_BODY: u64 = 256 << 20;
+
+/// A sitemap may be 50 MiB uncompressed (the protocol's limit); some room over it.
+const MAX_SITEMAP: u64 = 64 << 20;
+
+/// A sitemap published before: on the live site, or a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Published {
+    Url(Url),
+    File(PathBuf),
+}
+
+impl Published {
+    /// An http(s) URL, or else a path.
+    pub fn parse(text: &str) -> Published {
+        match Url::parse(text) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") => Published::Url(url),
+            _ => Published::File(text.into()),
+        }
+    }
+}
+
+impl fmt::Display for Published {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Published::Url(url) => write!(f, "{url}"),
+            Published::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// What was found, and whether it is a sitemap's dates (no digests to compare).
+pub struct Found {
+    pub state: OldState,
+    pub adopted: bool,
+}
+
+pub fn load(settings: &StateSettings, base: &BaseUrl, report: &mut Report) -> Result<Found> {
+    let rules = &settings.digest;
+    let found = |state| Found {
+        state,
+        adopted: false,
+    };
+    if let Some(state) = state::read(&settings.path, rules)? {
+        return Ok(found(state));
+    }
+    let client = Client::new(settings.timeout);
+    if let Some(url) = &settings.url {
+        match client.get(url, MAX_STATE_BODY)? {
+            Got::Found(body, at) => {
+                let state = state::parse(BufReader::new(body), rules)
+                    .with_context(|| format!("the state published at {at} is not usable"))?;
+                report.note(format!(
+                    "state file {} does not exist: read the state published at {url}",
+                    settings.path.display()
+                ));
+                return Ok(found(state));
+            }
+            Got::Missing(status) => report.note(format!(
+                "no state is published at {url} ({status}) and there is no state file {}",
+                settings.path.display()
+            )),
+        }
+    }
+    if let Some(published) = &settings.previous_sitemap {
+        match adopt(published, &client, base)? {
+            Some(urls) => {
+                let count = urls.len();
+                let state = OldState::adopted(urls)?;
+                report.note(format!(
+                    "no state yet: the {} URLs listed in {published} keep the dates it gives \
+                     them until their content changes",
+                    crate::report::thousands(count as u64)
+                ));
+                return Ok(Found {
+                    state,
+                    adopted: true,
+                });
+            }
+            None => report.note(format!("there is no sitemap at {published}")),
+        }
+    }
+    if settings.url.is_none() && settings.previous_sitemap.is_none() {
+        report.note(format!(
+            "state file {} does not exist yet: a first run, every page is new",
+            settings.path.display()
+        ));
+    } else {
+        report.note("a first run: every page is new");
+    }
+    Ok(found(OldState::empty()))
+}
+
+/// The URL paths under the base URL, with their dates, of the sitemap published at
+/// `published` (its shards, if it is an index); None when there is none.
+fn adopt(
+    published: &Published,
+    client: &Client,
+    base: &BaseUrl,
+) -> Result<Option<BTreeMap<String, Option<String>>>> {
+    let (first, from) = match published {
+        Published::Url(url) => match client.get(url, MAX_SITEMAP)? {
+            Got::Found(body, at) => (document(body, url)?, From::Url(at)),
+            Got::Missing(_) => return Ok(None),
+        },
+        Published::File(path) => match read_file(path)? {
+            Some(document) => (document, From::File(path)),
+            None => return Ok(None),
+        },
+    };
+    let mut locs = BTreeMap::new();
+    match first {
+        Document::Urls(urls) => locs = urls,
+        Document::Index(shards) => {
+            for shard in shards {
+                let document = match &from {
+                    From::Url(at) => shard_url(&shard, at, client)?,
+                    From::File(path) => shard_file(&shard, path)?,
+                };
+                match document {
+                    Document::Urls(urls) => {
+                        for (loc, lastmod) in urls {
+                            locs.entry(loc).or_insert(lastmod);
+                        }
+                    }
+                    Document::Index(_) => bail!(
+                        "the sitemap index {published} lists {shard}, another index: an index \
+                         lists only sitemaps"
+                    ),
+                }
+            }
+        }
+    }
+    let base_path = base_path(base);
+    let mut keys = BTreeMap::new();
+    for (loc, lastmod) in locs {
+        // A date that is not one cannot be kept: the page is dated as a new one.
+        if lastmod
+            .as_deref()
+            .is_some_and(|date| !crate::w3c::is_w3c_date(date))
+        {
+            continue;
+        }
+        if let Some(key) = key_of(&loc, &base_path) {
+            keys.entry(key.to_string()).or_insert(lastmod);
+        }
+    }
+    Ok(Some(keys))
+}
+
+/// Where a sitemap index came from, and so where its shards are.
+enum From<'p> {
+    /// The URL it was fetched from, after redirects.
+    Url(Url),
+    File(&'p Path),
+}
+
+/// The path of the base URL (`/`, `/docs/`).
+fn base_path(base: &BaseUrl) -> String {
+    let url = base.join("");
+    match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |at| &rest[at..]).to_string(),
+        None => "/".to_string(),
+    }
+}
+
+/// The state key of a published loc: its path under the base URL's path, whatever its
+/// scheme and host (a site that moved keeps its dates); None for a loc outside it or with
+/// a query.
+fn key_of<'l>(loc: &'l str, base_path: &str) -> Option<&'l str> {
+    let (_, rest) = loc.split_once("://")?;
+    let path = &rest[rest.find('/')?..];
+    let path = path.split_once('#').map_or(path, |(path, _)| path);
+    if path.contains('?') {
+        return None;
+    }
+    path.strip_prefix(base_path)
+}
+
+/// The shard an index fetched from `at` lists at `loc`, fetched from where the index came
+/// from: the index names the live site, which a CI job may reach at another address.
+fn shard_url(loc: &str, at: &Url, client: &Client) -> Result<Document> {
+    let named = Url::parse(loc).with_context(|| format!("the index {at} lists {loc:?}"))?;
+    let mut url = at.clone();
+    url.set_path(named.path());
+    url.set_query(named.query());
+    match client.get(&url, MAX_SITEMAP)? {
+        Got::Found(body, _) => document(body, &url),
+        Got::Missing(status) => bail!("the index {at} lists {loc}, which is missing ({status})"),
+    }
+}
+
+/// The shard a sitemap index file lists at `loc`: the file of that name beside the index.
+fn shard_file(loc: &str, index: &Path) -> Result<Document> {
+    let name = loc.rsplit('/').next().unwrap_or_default();
+    let path = crate::atomic::dir_of(index).join(name);
+    if name.is_empty() || name == "." || name == ".." {
+        bail!("the index {} lists {loc}, not a file", index.display());
+    }
+    read_file(&path)?.with_context(|| {
+        format!(
+            "the index {} lists {loc}, and there is no {}",
+            index.display(),
+            path.display()
+        )
+    })
+}
+
+/// The sitemap in a file; None when there is no such file.
+fn read_file(path: &Path) -> Result<Option<Document>> {
+    match std::fs::File::open(path) {
+        Ok(file) => document(file, &path.display()).map(Some),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(err).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// The sitemap `reader` holds, decompressed if need be, within the limit.
+fn document(reader: impl Read, what: &dyn fmt::Display) -> Result<Document> {
+    let mut bytes = Vec::new();
+    input::decoded(
+        BufReader::new(Capped::new(reader, MAX_SITEMAP)),
+        MAX_SITEMAP,
+    )
+    .and_then(|mut plain| plain.read_to_end(&mut bytes))
+    .with_context(|| format!("cannot read the sitemap {what}"))?;
+    // An HTML page served for any path (a single-page app's fallback) is no sitemap with
+    // no URLs: taking it for one would re-date every page.
+    if !outputs::begins_sitemap(&bytes) {
+        bail!("{what} is not a sitemap (an XML urlset or index, or a text sitemap)");
+    }
+    previous::parse(bytes, what)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_published_loc_is_known_by_its_path_under_the_base() {
+        assert_eq!(
+            key_of("https://example.com/a/b.html", "/"),
+            Some("a/b.html")
+        );
+        assert_eq!(key_of("http://www.example.com/", "/"), Some(""));
+        assert_eq!(key_of("https://example.com/docs/a/", "/docs/"), Some("a/"));
+        assert_eq!(key_of("https://example.com/a#top", "/"), Some("a"));
+        assert_eq!(key_of("https://example.com/blog/a", "/docs/"), None);
+        assert_eq!(key_of("https://example.com/a?page=2", "/"), None);
+        assert_eq!(key_of("https://example.com", "/"), None);
+        assert_eq!(key_of("not a URL", "/"), None);
+        let base = |text| base_path(&BaseUrl::parse(text).unwrap());
+        assert_eq!(base("https://example.com"), "/");
+        assert_eq!(base("https://example.com/docs/"), "/docs/");
+        assert_eq!(base("http://127.0.0.1:8080/v1/docs/"), "/v1/docs/");
+    }
+
+    #[test]
+    fn a_published_sitemap_is_a_url_or_a_file() {
+        assert!(matches!(
+            Published::parse("https://example.com/sitemap.xml"),
+            Published::Url(_)
+        ));
+        assert!(matches!(
+            Published::parse("http://[::1]:80/s.xml"),
+            Published::Url(_)
+        ));
+        assert_eq!(
+            Published::parse("old/sitemap.xml"),
+            Published::File("old/sitemap.xml".into())
+        );
+        assert_eq!(
+            Published::parse("file:///tmp/sitemap.xml"),
+            Published::File("file:///tmp/sitemap.xml".into())
+        );
+    }
+}

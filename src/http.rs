@@ -1,0 +1,174 @@
+//! HTTP, for what a run reads from the live site (the published state, the published
+//! sitemap) and what `--indexnow-submit` posts: ureq over rustls, the proxy from
+//! `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` with `NO_PROXY` honoured, a time limit on every
+//! request, redirects followed only on the same origin, bodies read within a limit.
+
+use std::fmt;
+use std::io::{self, Read};
+use std::time::Duration;
+
+use anyhow::{Result, anyhow, bail};
+use url::Url;
+
+use crate::input::{Capped, size};
+
+/// Redirects followed on one origin before giving up.
+const MAX_REDIRECTS: usize = 5;
+
+/// How much of an answer's body a message shows.
+const EXCERPT: usize = 200;
+
+pub struct Client {
+    agent: ureq::Agent,
+}
+
+/// What a GET found.
+pub enum Got {
+    /// The body, read within the limit given, and the URL it came from after redirects.
+    Found(Box<Body>, Url),
+    /// 404 or 410: nothing was ever published there, or it was taken away.
+    Missing(u16),
+}
+
+/// A response's body, limited.
+pub struct Body(Capped<ureq::BodyReader<'static>>);
+
+impl Read for Body {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+/// A POST's answer.
+pub struct Answer {
+    pub status: u16,
+    /// `Retry-After`, when given in seconds.
+    pub retry_after: Option<u64>,
+    /// The start of the body, on one line, for messages.
+    pub excerpt: String,
+}
+
+impl fmt::Display for Answer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.status)?;
+        if !self.excerpt.is_empty() {
+            write!(f, ": {}", self.excerpt)?;
+        }
+        Ok(())
+    }
+}
+
+impl Client {
+    /// A client whose every request, body included, ends within `timeout`.
+    pub fn new(timeout: Duration) -> Client {
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .max_redirects(0)
+            .http_status_as_error(false)
+            .user_agent(concat!("sitemapgen/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        Client { agent }
+    }
+
+    /// GETs `url`, whose body may hold at most `limit` bytes. Redirects are followed on the
+    /// same scheme, host and port only; an answer other than 2xx, 404 and 410 is an error.
+    pub fn get(&self, url: &Url, limit: u64) -> Result<Got> {
+        let mut at = url.clone();
+        for _ in 0..=MAX_REDIRECTS {
+            let response = self
+                .agent
+                .get(at.as_str())
+                .call()
+                .map_err(|err| anyhow!("cannot fetch {at}: {err}"))?;
+            let status = response.status().as_u16();
+            match status {
+                200..=299 => {
+                    if let Some(length) = response.body().content_length()
+                        && length > limit
+                    {
+                        bail!("{at} is {}, larger than {}", size(length), size(limit));
+                    }
+                    let body =
+                        Box::new(Body(Capped::new(response.into_body().into_reader(), limit)));
+                    return Ok(Got::Found(body, at));
+                }
+                301 | 302 | 303 | 307 | 308 => {
+                    let location = response
+                        .headers()
+                        .get("location")
+                        .and_then(|value| value.to_str().ok())
+                        .ok_or_else(|| anyhow!("{at} answered {status} with no Location"))?;
+                    let next = at
+                        .join(location)
+                        .map_err(|err| anyhow!("{at} redirects to {location:?}: {err}"))?;
+                    if next.origin() != at.origin() {
+                        bail!(
+                            "{at} redirects to {next}, on another host or scheme: refused \
+                             (it is read only from the site it names)"
+                        );
+                    }
+                    at = next;
+                }
+                404 | 410 => return Ok(Got::Missing(status)),
+                _ => bail!(
+                    "{at} answered {}",
+                    answer(response).map_or_else(|| status.to_string(), |a| a.to_string())
+                ),
+            }
+        }
+        bail!("{url}: more than {MAX_REDIRECTS} redirects")
+    }
+
+    /// POSTs `json` to `url`; any answer is returned, only a failure to get one is an
+    /// error.
+    pub fn post_json(&self, url: &Url, json: &[u8]) -> Result<Answer> {
+        let response = self
+            .agent
+            .post(url.as_str())
+            .content_type("application/json; charset=utf-8")
+            .send(json)
+            .map_err(|err| anyhow!("cannot post to {url}: {err}"))?;
+        let status = response.status().as_u16();
+        Ok(answer(response).unwrap_or(Answer {
+            status,
+            retry_after: None,
+            excerpt: String::new(),
+        }))
+    }
+}
+
+/// The status, `Retry-After` and the start of the body of `response` (None when the body
+/// cannot be read).
+fn answer(response: ureq::http::Response<ureq::Body>) -> Option<Answer> {
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().parse().ok());
+    let mut start = Vec::new();
+    response
+        .into_body()
+        .into_reader()
+        .take(EXCERPT as u64 * 4)
+        .read_to_end(&mut start)
+        .ok()?;
+    let text = String::from_utf8_lossy(&start);
+    let mut excerpt: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .take(EXCERPT)
+        .collect();
+    if excerpt.chars().count() == EXCERPT {
+        excerpt.push('…');
+    }
+    Some(Answer {
+        status,
+        retry_after,
+        excerpt,
+    })
+}

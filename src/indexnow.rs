@@ -1,0 +1,317 @@
+//! `--indexnow-submit`: after the deploy, the URLs of the last run's changes file are
+//! submitted to an IndexNow endpoint (Bing, Yandex, Seznam, Naver… share what one is told),
+//! in batches of at most 10,000 as the protocol allows, each a JSON object with `host`,
+//! `key`, `keyLocation` and `urlList`.
+//!
+//! A receipt beside the changes file (`FILE.submitted`) records how many of its URLs were
+//! accepted, and which file that was (its digest, device, inode and ctime): a second
+//! submission of the same changes sends nothing, and one after a failure sends only the
+//! batches not yet accepted. 429 and 5xx answers are retried a few times; any other answer
+//! that is not 2xx stops the submission with its status and the start of its body.
+
+use std::fmt;
+use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use url::Url;
+
+use crate::atomic::{Beside, Sink};
+use crate::changes;
+use crate::http::{Answer, Client};
+use crate::report::{Report, Verbosity, count};
+use crate::url::BaseUrl;
+
+/// The shared endpoint, which passes each submission on to every engine that takes part.
+pub const DEFAULT_ENDPOINT: &str = "https://api.indexnow.org/indexnow";
+
+/// URLs in one submission: the protocol's limit.
+const BATCH: usize = 10_000;
+
+/// Tries of one batch answered 429 or 5xx.
+const TRIES: u32 = 4;
+
+/// The longest wait a `Retry-After` may ask for.
+const MAX_WAIT: u64 = 60;
+
+/// An IndexNow key: 8 to 128 letters, digits and dashes. Never shown in messages (nor by
+/// `Debug`): it stays a secret until the site that holds its key file is deployed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Key(String);
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Key(…)")
+    }
+}
+
+impl Key {
+    /// The key in `text` (surrounding whitespace ignored); `source` names where it came from
+    /// for the message.
+    pub fn parse(text: &str, source: &str) -> Result<Key> {
+        let key = text.trim();
+        let valid = (8..=128).contains(&key.len())
+            && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !valid {
+            bail!("{source} does not hold an IndexNow key (8 to 128 letters, digits and dashes)");
+        }
+        Ok(Key(key.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The key file's name, at the root of DIR.
+    pub fn file_name(&self) -> String {
+        format!("{}.txt", self.0)
+    }
+}
+
+/// What `--indexnow-submit` needs.
+#[derive(Debug)]
+pub struct Settings {
+    pub changes: PathBuf,
+    pub base: BaseUrl,
+    pub key: Key,
+    pub endpoint: Url,
+    pub timeout: Duration,
+    pub verbosity: Verbosity,
+}
+
+pub fn submit(settings: &Settings) -> Result<()> {
+    let report = &mut Report::new(settings.verbosity, false);
+    let path = &settings.changes;
+    let changes = changes::read(path)?;
+    let prefix = settings.base.join("");
+    if let Some((_, url)) = changes.iter().find(|(_, url)| !url.starts_with(&prefix)) {
+        return Err(crate::error::UsageError(format!(
+            "{url} in the changes file {} is not under --base-url {prefix}",
+            path.display()
+        ))
+        .into());
+    }
+    let urls: Vec<&str> = changes.iter().map(|(_, url)| url.as_str()).collect();
+    let receipt = Receipt::of(path)?;
+    let done = receipt.read()?.min(urls.len());
+    if urls.is_empty() {
+        report.note(format!(
+            "the changes file {} lists no URL: nothing to submit",
+            path.display()
+        ));
+        return Ok(());
+    }
+    if done == urls.len() {
+        report.note(format!(
+            "the {} in {} were submitted already: nothing to submit",
+            count(urls.len() as u64, "URL"),
+            path.display()
+        ));
+        return Ok(());
+    }
+    let host = Url::parse(&prefix)
+        .ok()
+        .and_then(|url| url.host_str().map(String::from))
+        .context("the base URL has a host")?;
+    let key_location = settings.base.join(&settings.key.file_name());
+    let client = Client::new(settings.timeout);
+    let mut sent = done;
+    let mut answers = Vec::new();
+    for batch in urls[done..].chunks(BATCH) {
+        let json = serde_json::json!({
+            "host": host,
+            "key": settings.key.as_str(),
+            "keyLocation": key_location,
+            "urlList": batch,
+        });
+        let answer = post(
+            &client,
+            &settings.endpoint,
+            json.to_string().as_bytes(),
+            report,
+        )?;
+        if !(200..300).contains(&answer.status) {
+            let body = match answer.excerpt.as_str() {
+                "" => String::new(),
+                excerpt => format!(": {excerpt}"),
+            };
+            bail!(
+                "IndexNow {} answered {}{}{body}; {} {} submitted",
+                settings.endpoint,
+                answer.status,
+                meaning(answer.status),
+                thousands_of(sent, urls.len()),
+                path.display()
+            );
+        }
+        sent += batch.len();
+        receipt.write(sent)?;
+        answers.push(answer.status);
+    }
+    answers.dedup();
+    let statuses: Vec<String> = answers.iter().map(|status| status.to_string()).collect();
+    report.note(format!(
+        "submitted {} to IndexNow {} ({}{})",
+        count((sent - done) as u64, "URL"),
+        settings.endpoint,
+        statuses.join(", "),
+        if answers.contains(&202) {
+            ": accepted, the key is still being checked"
+        } else {
+            ": accepted"
+        }
+    ));
+    Ok(())
+}
+
+/// `1,234 of the 20,000 URLs in`.
+fn thousands_of(sent: usize, total: usize) -> String {
+    format!(
+        "{} of the {} in",
+        crate::report::thousands(sent as u64),
+        count(total as u64, "URL")
+    )
+}
+
+/// Posts one batch, again after a 429 or 5xx (waiting as asked, or longer each time), at
+/// most `TRIES` times.
+fn post(client: &Client, endpoint: &Url, json: &[u8], report: &mut Report) -> Result<Answer> {
+    let mut try_number = 1;
+    loop {
+        let answer = client.post_json(endpoint, json)?;
+        let busy = answer.status == 429 || answer.status >= 500;
+        if !busy || try_number == TRIES {
+            return Ok(answer);
+        }
+        let wait = answer
+            .retry_after
+            .unwrap_or(1 << (try_number - 1))
+            .min(MAX_WAIT);
+        report.note(format!(
+            "IndexNow {endpoint} answered {}: trying again in {wait} s",
+            answer.status
+        ));
+        std::thread::sleep(Duration::from_secs(wait));
+        try_number += 1;
+    }
+}
+
+/// What an IndexNow status means, as the protocol says.
+fn meaning(status: u16) -> &'static str {
+    match status {
+        400 => " (bad request)",
+        403 => " (the key is not valid: is the site with its key file deployed?)",
+        422 => " (URLs that do not belong to the host, or a key that does not match)",
+        429 => " (too many requests, again after retries)",
+        500..=599 => " (the endpoint failed, again after retries)",
+        _ => "",
+    }
+}
+
+/// The receipt of a changes file: how many of its URLs were accepted.
+struct Receipt {
+    path: PathBuf,
+    /// Which changes file it is: a new one (another run's) starts from none.
+    identity: String,
+}
+
+const RECEIPT_HEADER: &str = "sitemapgen-indexnow 1";
+
+impl Receipt {
+    fn of(changes: &Path) -> Result<Receipt> {
+        let context = || format!("cannot read the changes file {}", changes.display());
+        let bytes = std::fs::read(changes).with_context(context)?;
+        let meta = std::fs::metadata(changes).with_context(context)?;
+        let mut path = changes.as_os_str().to_owned();
+        path.push(".submitted");
+        Ok(Receipt {
+            path: path.into(),
+            identity: format!(
+                "{} {}:{}:{}.{}",
+                blake3::hash(&bytes).to_hex(),
+                meta.dev(),
+                meta.ino(),
+                meta.ctime(),
+                meta.ctime_nsec()
+            ),
+        })
+    }
+
+    /// How many URLs of this changes file were accepted: 0 without a receipt, or with one
+    /// of another file.
+    fn read(&self) -> Result<usize> {
+        let text = match std::fs::read_to_string(&self.path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(err) => {
+                return Err(err).with_context(|| format!("cannot read {}", self.path.display()));
+            }
+        };
+        let mut lines = text.lines();
+        let ours = lines.next() == Some(RECEIPT_HEADER) && lines.next() == Some(&self.identity);
+        Ok(
+            match (
+                ours,
+                lines.next().and_then(|l| l.strip_prefix("submitted ")),
+            ) {
+                (true, Some(n)) => n.parse().unwrap_or(0),
+                _ => 0,
+            },
+        )
+    }
+
+    fn write(&self, submitted: usize) -> Result<()> {
+        let context = || format!("cannot write {}", self.path.display());
+        let mut sink = Sink::new(Beside::of(&self.path).with_context(context)?, false);
+        writeln!(
+            sink,
+            "{RECEIPT_HEADER}\n{}\nsubmitted {submitted}",
+            self.identity
+        )
+        .with_context(context)?;
+        sink.finish().with_context(context)?.publish(&self.path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_8_to_128_letters_digits_and_dashes_and_never_shown() {
+        for good in [
+            "abcdefgh",
+            "0123-4567-89ab",
+            &"k".repeat(128),
+            "  padded-key-1 \n",
+        ] {
+            let key = Key::parse(good, "the test").unwrap();
+            assert_eq!(key.as_str(), good.trim());
+            assert_eq!(format!("{key:?}"), "Key(…)");
+        }
+        for bad in [
+            "short",
+            "",
+            &"k".repeat(129),
+            "has space",
+            "under_score",
+            "ключключключ",
+        ] {
+            let err = Key::parse(bad, "$KEY").unwrap_err().to_string();
+            assert!(
+                !bad.is_empty() && !err.contains(bad) || bad.is_empty(),
+                "{err}"
+            );
+            assert!(
+                err.starts_with("$KEY does not hold an IndexNow key"),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            Key::parse("abcdefgh", "t").unwrap().file_name(),
+            "abcdefgh.txt"
+        );
+    }
+}

@@ -1,0 +1,156 @@
+//! Reading what another program or another machine wrote (a state, a published sitemap),
+//! within limits: a reader that refuses more than so many bytes, gzip recognised by its
+//! magic bytes and decompressed under such a limit, lines of bounded length.
+
+use std::io::{self, BufRead, BufReader, Read};
+
+use flate2::read::GzDecoder;
+
+/// A reader that fails, rather than go on, past `limit` bytes.
+pub struct Capped<R> {
+    inner: R,
+    left: u64,
+    limit: u64,
+}
+
+impl<R: Read> Capped<R> {
+    pub fn new(inner: R, limit: u64) -> Capped<R> {
+        Capped {
+            inner,
+            left: limit,
+            limit,
+        }
+    }
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        // One byte more than is left tells a reader at the limit from one past it.
+        let room = buf.len().min(
+            usize::try_from(self.left)
+                .unwrap_or(usize::MAX)
+                .saturating_add(1),
+        );
+        let n = self.inner.read(&mut buf[..room])?;
+        if n as u64 > self.left {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("it is larger than {}", size(self.limit)),
+            ));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// `bytes` as people say it: 256 MiB, 16 KiB, 10 bytes.
+pub fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// What `reader` holds, decompressed if it starts as gzip does, the decompressed bytes
+/// limited to `limit` (a small file may hold a huge one).
+pub fn decoded<'r>(mut reader: impl BufRead + 'r, limit: u64) -> io::Result<Box<dyn BufRead + 'r>> {
+    let gzip = reader.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+    Ok(if gzip {
+        Box::new(BufReader::new(Capped::new(GzDecoder::new(reader), limit)))
+    } else {
+        Box::new(reader)
+    })
+}
+
+/// Reads the next line into `line` without its end (`\n` or `\r\n`); false at the end of
+/// the input. A line longer than `max` bytes is an error, not a buffer that grows without
+/// end.
+pub fn read_line(reader: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> io::Result<bool> {
+    line.clear();
+    let n = reader.take(max as u64 + 1).read_until(b'\n', line)?;
+    if n == 0 {
+        return Ok(false);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+    } else if n > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a line is longer than {}", size(max as u64)),
+        ));
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    #[test]
+    fn a_capped_reader_gives_up_to_its_limit_and_fails_past_it() {
+        let read = |data: &[u8], limit| {
+            let mut out = Vec::new();
+            Capped::new(data, limit).read_to_end(&mut out).map(|_| out)
+        };
+        assert_eq!(read(b"abcd", 4).unwrap(), b"abcd");
+        assert_eq!(read(b"abcd", 9).unwrap(), b"abcd");
+        assert_eq!(read(b"", 0).unwrap(), b"");
+        let err = read(b"abcde", 4).unwrap_err();
+        assert_eq!(err.to_string(), "it is larger than 4 bytes");
+        assert!(
+            read(&[0; 3 << 20], 2 << 20)
+                .unwrap_err()
+                .to_string()
+                .contains("2 MiB")
+        );
+    }
+
+    #[test]
+    fn gzip_is_recognised_and_its_output_limited() {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(&[b'a'; 100_000]).unwrap();
+        let gz = encoder.finish().unwrap();
+        let mut out = Vec::new();
+        decoded(gz.as_slice(), 100_000)
+            .unwrap()
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out.len(), 100_000);
+        let mut out = Vec::new();
+        let err = decoded(gz.as_slice(), 99_999)
+            .unwrap()
+            .read_to_end(&mut out);
+        assert!(err.is_err(), "a bomb is stopped at the limit");
+        let mut out = Vec::new();
+        decoded(&b"plain"[..], 1)
+            .unwrap()
+            .read_to_end(&mut out)
+            .unwrap();
+        assert_eq!(out, b"plain", "plain input is passed as it is");
+    }
+
+    #[test]
+    fn lines_are_bounded() {
+        let mut input = &b"one\r\ntwo\n\nthree"[..];
+        let mut line = Vec::new();
+        let mut lines = Vec::new();
+        while read_line(&mut input, &mut line, 5).unwrap() {
+            lines.push(String::from_utf8(line.clone()).unwrap());
+        }
+        assert_eq!(lines, ["one", "two", "", "three"]);
+        let mut input = &b"12345\n123456\n"[..];
+        assert!(read_line(&mut input, &mut line, 5).unwrap());
+        assert_eq!(line, b"12345");
+        let err = read_line(&mut input, &mut line, 5).unwrap_err();
+        assert_eq!(err.to_string(), "a line is longer than 5 bytes");
+    }
+}

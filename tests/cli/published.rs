@@ -1,0 +1,617 @@
+//! A CI job with no memory: the state read from where the last deploy published it
+//! (`--state-url`), or the dates of the sitemap published before (`--previous-sitemap`);
+//! the changes of a run (`--changes`); their submission to IndexNow (`--indexnow-submit`).
+//! Every server is one the test starts on the loopback address (`serve.rs`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::harness::{OLD_SITEMAP, Run, Site, copy_tree, fixture_dir};
+use crate::rebuilds::{overlay, touch_all};
+use crate::serve::{Reply, Request, Server};
+use crate::validate;
+
+/// The base URL the MkDocs Material fixture was built for.
+const BASE: &str = "https://python-markdown.example.org/";
+const KEY: &str = "sitemapgen-test-key-0123";
+/// The page the fixture's `edit` build changes.
+const EDITED: &str = "https://python-markdown.example.org/extensions/nl2br/";
+
+/// A fresh build, as on a new CI machine: the fixture's base build, with `variant` over it,
+/// every file new.
+fn build(variant: Option<&str>, seconds: i64) -> Site {
+    let fixture = fixture_dir("rebuilds").join("mkdocs-material");
+    let site = Site::empty();
+    overlay(&fixture.join("base"), &site.root);
+    if let Some(variant) = variant {
+        overlay(&fixture.join(variant), &site.root);
+    }
+    touch_all(&site.root, seconds);
+    site
+}
+
+/// Publishes DIR as it is at `live`, replacing what was there.
+fn deploy(site: &Site, live: &Path) {
+    let _ = fs::remove_dir_all(live);
+    copy_tree(&site.root, live);
+}
+
+/// The job's sitemapgen step: the state in DIR, read from `server` when absent.
+fn job(site: &Site, server: &Server, lastmod: &str, extra: &[&str]) -> Run {
+    site.command(&["-b", BASE, "--lastmod", lastmod, "--state"])
+        .arg(site.root.join("sitemap.state.gz"))
+        .args(["--state-url", &server.url("/sitemap.state.gz"), "--changes"])
+        .arg(site.outside().join("changes.txt"))
+        .args(["--indexnow-key-env", "TEST_INDEXNOW_KEY"])
+        .env("TEST_INDEXNOW_KEY", KEY)
+        .args(extra)
+        .run()
+}
+
+fn dates(site: &Site) -> BTreeMap<String, Option<String>> {
+    validate::sitemap(&site.sitemap_path(), BASE)
+        .into_iter()
+        .map(|url| (url.loc, url.lastmod))
+        .collect()
+}
+
+fn changes(site: &Site) -> String {
+    fs::read_to_string(site.outside().join("changes.txt")).unwrap()
+}
+
+/// An IndexNow endpoint that answers each request with the next of `statuses` (the last
+/// one again once they run out).
+fn endpoint(statuses: &[u16]) -> Server {
+    let statuses = statuses.to_vec();
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    Server::start(move |_| {
+        let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let status = statuses[n.min(statuses.len() - 1)];
+        Reply::status(status, format!("answer {status}")).with_header("Retry-After", "0")
+    })
+}
+
+fn submit(site: &Site, endpoint: &Server) -> Run {
+    site.command(&["-b", BASE, "--indexnow-submit", "--changes"])
+        .arg(site.outside().join("changes.txt"))
+        .args(["--indexnow-key-env", "TEST_INDEXNOW_KEY"])
+        .args(["--indexnow-endpoint", &endpoint.url("/indexnow")])
+        .env("TEST_INDEXNOW_KEY", KEY)
+        .run()
+}
+
+/// The URL lists of the submissions an endpoint received, checking each is what IndexNow
+/// asks for.
+fn submitted(endpoint: &Server) -> Vec<Vec<String>> {
+    endpoint
+        .requests()
+        .iter()
+        .map(|request: &Request| {
+            assert_eq!(request.method, "POST");
+            assert_eq!(request.path, "/indexnow");
+            assert_eq!(
+                request.header("content-type"),
+                Some("application/json; charset=utf-8")
+            );
+            let json: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+            assert_eq!(json["host"], "python-markdown.example.org");
+            assert_eq!(json["key"], KEY);
+            assert_eq!(json["keyLocation"], format!("{BASE}{KEY}.txt"));
+            json["urlList"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|url| url.as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn ci_without_a_cache_keeps_every_date_and_tells_indexnow_the_one_page_that_changed() {
+    let live = tempfile::tempdir().unwrap();
+    let server = Server::files(live.path().to_path_buf());
+
+    // Run 1: nothing published yet, a first run.
+    let first = build(None, 1_700_000_000);
+    job(&first, &server, "2024-01-01", &[])
+        .success()
+        .stderr_has(&[
+            "(404)",
+            "a first run",
+            "11 added, 0 removed, 0 re-dated, 0 kept",
+        ]);
+    assert_eq!(
+        fs::read(first.root.join(format!("{KEY}.txt"))).unwrap(),
+        KEY.as_bytes(),
+        "the key file is in DIR, to be deployed"
+    );
+    let state = fs::read(first.root.join("sitemap.state.gz")).unwrap();
+    assert!(
+        state.starts_with(&[0x1f, 0x8b]),
+        "the published state is compressed"
+    );
+    deploy(&first, live.path());
+
+    // Run 2: a fresh clone, everything rebuilt, no local state: every date kept.
+    let second = build(Some("rebuild"), 1_800_000_000);
+    job(&second, &server, "2025-01-01", &[])
+        .success()
+        .stderr_has(&[
+            "read the state published at",
+            "0 added, 0 removed, 0 re-dated, 11 kept",
+        ]);
+    assert_eq!(dates(&second), dates(&first));
+    assert_eq!(changes(&second), "");
+    deploy(&second, live.path());
+
+    // Run 3: one page's text changed: it alone is re-dated, listed and submitted.
+    let third = build(Some("edit"), 1_900_000_000);
+    job(&third, &server, "2026-01-01", &[])
+        .success()
+        .stderr_has(&["0 added, 0 removed, 1 re-dated, 10 kept"]);
+    let (before, after) = (dates(&second), dates(&third));
+    let redated: Vec<&String> = after
+        .keys()
+        .filter(|loc| before[*loc] != after[*loc])
+        .collect();
+    assert_eq!(redated, [EDITED]);
+    assert_eq!(after[EDITED].as_deref(), Some("2026-01-01"));
+    assert_eq!(changes(&third), format!("redated {EDITED}\n"));
+    deploy(&third, live.path());
+    let state_requests = server.requests();
+    assert!(state_requests.iter().all(|r| r.path == "/sitemap.state.gz"));
+    assert_eq!(state_requests.len(), 3);
+
+    let indexnow = endpoint(&[200]);
+    submit(&third, &indexnow)
+        .success()
+        .stderr_has(&["submitted 1 URL to IndexNow", "(200"]);
+    assert_eq!(submitted(&indexnow), [[EDITED]]);
+    // The same changes again: nothing is submitted twice.
+    submit(&third, &indexnow)
+        .success()
+        .stderr_has(&["submitted already"]);
+    assert_eq!(indexnow.requests().len(), 1);
+}
+
+#[test]
+fn with_no_state_published_the_published_sitemap_keeps_every_date() {
+    for split in [false, true] {
+        let live = tempfile::tempdir().unwrap();
+        let server = Server::files(live.path().to_path_buf());
+        // A site published by another tool, or whose state was lost: only its sitemap
+        // (an index and its shards when split) is live.
+        let max_urls: &[&str] = if split { &["--max-urls", "4"] } else { &[] };
+        let first = build(None, 1_700_000_000);
+        job(&first, &server, "2024-01-01", max_urls).success();
+        deploy(&first, live.path());
+        fs::remove_file(live.path().join("sitemap.state.gz")).unwrap();
+        if split {
+            validate::index(&first.sitemap_path(), BASE);
+            assert!(live.path().join("sitemap-3.xml").exists());
+        }
+
+        let previous = server.url("/sitemap.xml");
+        let second = build(Some("rebuild"), 1_800_000_000);
+        job(
+            &second,
+            &server,
+            "2025-01-01",
+            &["--previous-sitemap", &previous],
+        )
+        .success()
+        .stderr_has(&[
+            "no state is published",
+            "the 11 URLs listed in",
+            "0 added, 0 removed, 0 re-dated, 11 kept",
+        ]);
+        if !split {
+            assert_eq!(dates(&second), dates(&first));
+        }
+        assert_eq!(changes(&second), "");
+        deploy(&second, live.path());
+
+        // From then on the state is exact.
+        let third = build(Some("edit"), 1_900_000_000);
+        job(
+            &third,
+            &server,
+            "2026-01-01",
+            &["--previous-sitemap", &previous],
+        )
+        .success()
+        .stderr_has(&["1 re-dated, 10 kept"]);
+        assert_eq!(changes(&third), format!("redated {EDITED}\n"));
+    }
+}
+
+#[test]
+fn a_published_sitemap_file_lends_its_dates_and_its_unknown_pages_are_new() {
+    let site = Site::with_pages(&["a.html", "b.html", "new.html"]);
+    let old = site.outside().join("old.xml");
+    fs::write(
+        &old,
+        "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+         <url><loc>http://example.com/a.html</loc><lastmod>2020-01-02</lastmod></url>\
+         <url><loc>https://example.com/b.html</loc></url>\
+         <url><loc>https://example.com/gone.html</loc><lastmod>2020-01-03</lastmod></url>\
+         </urlset>",
+    )
+    .unwrap();
+    let state = site.outside().join("state");
+    let changes = site.outside().join("changes.txt");
+    site.command(&["--lastmod", "2024-06-01", "--state"])
+        .arg(&state)
+        .arg("--previous-sitemap")
+        .arg(&old)
+        .arg("--changes")
+        .arg(&changes)
+        .run()
+        .success()
+        .stderr_has(&["1 added, 1 removed, 0 re-dated, 2 kept"]);
+    let dates: BTreeMap<String, Option<String>> =
+        validate::sitemap(&site.sitemap_path(), crate::harness::BASE)
+            .into_iter()
+            .map(|url| (url.loc, url.lastmod))
+            .collect();
+    // Another scheme, the same page; no date published, none claimed.
+    assert_eq!(
+        dates["https://example.com/a.html"].as_deref(),
+        Some("2020-01-02")
+    );
+    assert_eq!(dates["https://example.com/b.html"], None);
+    assert_eq!(
+        dates["https://example.com/new.html"].as_deref(),
+        Some("2024-06-01")
+    );
+    assert_eq!(
+        fs::read_to_string(&changes).unwrap(),
+        "added https://example.com/new.html\nremoved https://example.com/gone.html\n"
+    );
+}
+
+/// A site with an earlier sitemap, which a failed run must leave as it is.
+fn site_with_old_sitemap() -> Site {
+    let site = Site::with_pages(&["index.html", "a.html"]);
+    fs::write(site.sitemap_path(), OLD_SITEMAP).unwrap();
+    site
+}
+
+#[track_caller]
+fn assert_nothing_written(site: &Site, before: &[std::path::PathBuf]) {
+    assert_eq!(
+        fs::read_to_string(site.sitemap_path()).unwrap(),
+        OLD_SITEMAP
+    );
+    assert_eq!(site.all_files(), before, "no file added, no temp file left");
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+#[test]
+fn a_published_state_that_cannot_be_had_stops_the_run_with_nothing_written() {
+    let header = "sitemapgen-state 2\ndigest blake3 ignore=-\n";
+    let mut bomb = header.as_bytes().to_vec();
+    bomb.extend(std::iter::repeat_n(b'/', 64 << 20));
+    let bomb = gzip(&bomb);
+    let cases: Vec<(&str, Reply, &[&str])> = vec![
+        (
+            "server error",
+            Reply::status(500, "<h1>oops</h1>"),
+            &["answered 500: <h1>oops</h1>"],
+        ),
+        ("forbidden", Reply::status(403, ""), &["answered 403"]),
+        (
+            "an HTML page",
+            Reply::status(200, "<!doctype html><title>Home</title>"),
+            &["is not usable: line 1 is not a sitemapgen-state header"],
+        ),
+        (
+            "a redirect to another host",
+            Reply::status(302, "").with_header("Location", "http://localhost:1/state"),
+            &["redirects to http://localhost:1/state, on another host or scheme: refused"],
+        ),
+        (
+            "a gzip bomb",
+            Reply::status(200, bomb),
+            &[
+                "is not usable: reading a record",
+                "a line is longer than 16 KiB",
+            ],
+        ),
+        (
+            "a huge body, announced",
+            Reply::Zeros {
+                announced: Some(300 << 20),
+                length: 1 << 20,
+            },
+            &["is 300 MiB, larger than 256 MiB"],
+        ),
+        (
+            "no answer",
+            Reply::Silence(Duration::from_secs(5)),
+            &["cannot fetch", "timeout"],
+        ),
+    ];
+    for (case, reply, expected) in cases {
+        let reply = std::sync::Mutex::new(Some(reply));
+        let server = Server::start(move |_| {
+            reply
+                .lock()
+                .unwrap()
+                .take()
+                .unwrap_or(Reply::status(599, ""))
+        });
+        let site = site_with_old_sitemap();
+        let before = site.all_files();
+        let url = server.url("/sitemap.state.gz");
+        let run = site
+            .command(&["--http-timeout", "1", "--state"])
+            .arg(site.root.join("sitemap.state.gz"))
+            .args(["--state-url", &url])
+            .run();
+        assert_eq!(run.code(), 1, "{case}: {}", run.stderr());
+        run.stderr_has(&["sitemapgen: error: ", &url]);
+        run.stderr_has(expected);
+        assert_nothing_written(&site, &before);
+    }
+}
+
+#[test]
+fn a_redirect_on_the_same_site_is_followed_and_a_missing_state_is_a_first_run() {
+    let live = tempfile::tempdir().unwrap();
+    let published = build(None, 1_700_000_000);
+    let server = Server::files(live.path().to_path_buf());
+    job(&published, &server, "2024-01-01", &[]).success();
+    deploy(&published, live.path());
+    let files = Server::files(live.path().to_path_buf());
+    let target = files.url("/sitemap.state.gz");
+    let moved = Server::start(move |request| match request.path.as_str() {
+        "/old" => Reply::status(301, "").with_header("Location", "/new"),
+        "/new" => Reply::status(307, "").with_header("Location", &target),
+        _ => Reply::status(404, ""),
+    });
+    // Another port is another origin: refused.
+    let site = build(Some("rebuild"), 1_800_000_000);
+    let run = site
+        .command(&["-b", BASE, "--state"])
+        .arg(site.root.join("sitemap.state.gz"))
+        .args(["--state-url", &moved.url("/old")])
+        .run();
+    run.expect_code(1)
+        .stderr_has(&["on another host or scheme: refused"]);
+    assert_eq!(
+        moved
+            .requests()
+            .iter()
+            .map(|r| r.path.as_str())
+            .collect::<Vec<_>>(),
+        ["/old", "/new"]
+    );
+    let same = Server::files(live.path().to_path_buf());
+    let run = site
+        .command(&["-b", BASE, "--lastmod", "2025-01-01", "--state"])
+        .arg(site.root.join("sitemap.state.gz"))
+        .args(["--state-url", &same.url("/missing.gz")])
+        .run();
+    run.success()
+        .stderr_has(&["(404)", "a first run", "11 added"]);
+}
+
+/// An index that lists an index (/inner.xml, which is this again).
+const INDEX_OF_INDEX: &str = "<?xml version=\"1.0\"?>\
+    <sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+    <sitemap><loc>https://example.com/inner.xml</loc></sitemap></sitemapindex>";
+
+#[test]
+fn a_previous_sitemap_that_cannot_be_had_stops_the_run() {
+    let cases: Vec<(&str, Reply, &str)> = vec![
+        (
+            "server error",
+            Reply::status(502, "bad gateway"),
+            "answered 502: bad gateway",
+        ),
+        (
+            "a single-page app's fallback",
+            Reply::status(200, "<!doctype html><div id=app></div>"),
+            "is not a sitemap",
+        ),
+        (
+            "an index of an index",
+            Reply::status(200, INDEX_OF_INDEX),
+            "another index",
+        ),
+        (
+            "a huge body",
+            Reply::Zeros {
+                announced: None,
+                length: 65 << 20,
+            },
+            "it is larger than 64 MiB",
+        ),
+    ];
+    for (case, reply, expected) in cases {
+        let reply = std::sync::Mutex::new(Some(reply));
+        let server = Server::start(move |request| match request.path.as_str() {
+            "/inner.xml" => Reply::status(200, INDEX_OF_INDEX),
+            "/sitemap.xml" => reply
+                .lock()
+                .unwrap()
+                .take()
+                .unwrap_or(Reply::status(200, "")),
+            _ => Reply::status(404, ""),
+        });
+        let site = site_with_old_sitemap();
+        let before = site.all_files();
+        let run = site
+            .command(&["--state"])
+            .arg(site.outside().join("state"))
+            .args(["--previous-sitemap", &server.url("/sitemap.xml")])
+            .run();
+        assert_eq!(run.code(), 1, "{case}: {}", run.stderr());
+        run.stderr_has(&[expected]);
+        assert_nothing_written(&site, &before);
+    }
+}
+
+/// A changes file of `n` URLs beside `site`.
+fn changes_of(site: &Site, n: usize) {
+    let mut text = String::new();
+    for i in 0..n {
+        text.push_str(&format!("added {BASE}p{i}/\n"));
+    }
+    fs::write(site.outside().join("changes.txt"), text).unwrap();
+}
+
+#[test]
+fn indexnow_answers_are_reported_and_busy_ones_retried() {
+    for (statuses, code, expected) in [
+        (&[200][..], 0, "(200: accepted)"),
+        (&[202], 0, "(202: accepted, the key is still being checked)"),
+        (&[400], 1, "answered 400 (bad request): answer 400"),
+        (&[403], 1, "answered 403 (the key is not valid"),
+        (
+            &[422],
+            1,
+            "answered 422 (URLs that do not belong to the host",
+        ),
+        (&[429, 200], 0, "(200: accepted)"),
+        (
+            &[503, 503, 503, 503],
+            1,
+            "answered 503 (the endpoint failed, again after retries)",
+        ),
+    ] {
+        let site = Site::empty();
+        changes_of(&site, 2);
+        let indexnow = endpoint(statuses);
+        let run = submit(&site, &indexnow);
+        assert_eq!(run.code(), code, "{statuses:?}: {}", run.stderr());
+        run.stderr_has(&[expected]);
+        let tries = indexnow.requests().len();
+        assert_eq!(tries, statuses.len(), "{statuses:?}");
+        assert!(!run.stderr().contains(KEY), "the key is never shown");
+    }
+}
+
+#[test]
+fn indexnow_batches_hold_10000_urls_and_a_failed_one_is_sent_again_alone() {
+    let site = Site::empty();
+    changes_of(&site, 20_001);
+    let failing = endpoint(&[200, 403]);
+    submit(&site, &failing)
+        .expect_code(1)
+        .stderr_has(&["10,000 of the 20,001 URLs in"]);
+    let sizes: Vec<usize> = submitted(&failing).iter().map(Vec::len).collect();
+    assert_eq!(sizes, [10_000, 10_000]);
+    let working = endpoint(&[200]);
+    submit(&site, &working)
+        .success()
+        .stderr_has(&["submitted 10,001 URLs"]);
+    let batches = submitted(&working);
+    assert_eq!(
+        batches.iter().map(Vec::len).collect::<Vec<_>>(),
+        [10_000, 1]
+    );
+    assert_eq!(batches[1], [format!("{BASE}p20000/")]);
+    // The next run's changes file is another set of changes.
+    changes_of(&site, 1);
+    let next = endpoint(&[200]);
+    submit(&site, &next).success();
+    assert_eq!(submitted(&next), [[format!("{BASE}p0/")]]);
+}
+
+#[test]
+fn what_ci_options_need_is_checked_before_any_work() {
+    let site = Site::with_pages(&["index.html"]);
+    let key_file = site.outside().join("key");
+    fs::write(&key_file, "not a key!").unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["--state-url".into(), "https://example.com/s.gz".into()],
+            "--state-url needs --state",
+        ),
+        (
+            vec!["--previous-sitemap".into(), "s.xml".into()],
+            "--previous-sitemap needs --state",
+        ),
+        (
+            vec!["--changes".into(), "c.txt".into()],
+            "--changes needs --state",
+        ),
+        (
+            vec![
+                "--state".into(),
+                "s".into(),
+                "--state-url".into(),
+                "ftp://example.com/s".into(),
+            ],
+            "--state-url \"ftp://example.com/s\" is not an http or https URL",
+        ),
+        (
+            vec![
+                "--state".into(),
+                "s".into(),
+                "--changes".into(),
+                "c".into(),
+                "-o".into(),
+                "-".into(),
+            ],
+            "writes no changes file: drop --changes",
+        ),
+        (vec!["--http-timeout".into(), "0".into()], "--http-timeout"),
+        (
+            vec!["--indexnow-key-env".into(), "SITEMAPGEN_TEST_UNSET".into()],
+            "the environment variable SITEMAPGEN_TEST_UNSET is not set",
+        ),
+        (
+            vec!["--indexnow-key-file".into(), key_file.display().to_string()],
+            "does not hold an IndexNow key (8 to 128 letters, digits and dashes)",
+        ),
+        (
+            vec!["--indexnow-submit".into()],
+            "--indexnow-submit submits the URLs of the --changes file",
+        ),
+        (
+            vec!["--indexnow-submit".into(), "--changes".into(), "c".into()],
+            "--indexnow-submit needs the key",
+        ),
+    ];
+    for (args, expected) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = site.run(&args);
+        assert_eq!(run.code(), 2, "{args:?}: {}", run.stderr());
+        run.stderr_has(&[expected]);
+        assert!(
+            !run.stderr().contains("not a key!"),
+            "the key file's content is never shown"
+        );
+        assert!(!site.sitemap_path().exists());
+    }
+    // A changes file of another site: the base URL is wrong.
+    fs::write(
+        site.outside().join("changes.txt"),
+        "added https://elsewhere.org/a\n",
+    )
+    .unwrap();
+    let run = submit(&site, &endpoint(&[200]));
+    run.expect_code(2).stderr_has(&["is not under --base-url"]);
+    // A key file in DIR that holds another key is no file of this run.
+    fs::write(site.root.join(format!("{KEY}.txt")), "another-key-0000").unwrap();
+    let run = site
+        .command(&["--indexnow-key-env", "TEST_INDEXNOW_KEY"])
+        .env("TEST_INDEXNOW_KEY", KEY)
+        .run();
+    run.expect_code(1)
+        .stderr_has(&["holds something else than the key"]);
+    assert!(!run.stderr().contains(KEY));
+    assert!(!site.sitemap_path().exists());
+}
