@@ -159,8 +159,10 @@ impl Cmd {
     /// Every request goes straight to the tests' own servers on the loopback address, never
     /// to a proxy the machine names.
     fn of(mut command: Command) -> Cmd {
-        for proxy in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"] {
-            command.env_remove(proxy).env_remove(proxy.to_lowercase());
+        for variable in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"] {
+            command
+                .env_remove(variable)
+                .env_remove(variable.to_lowercase());
         }
         Cmd {
             command,

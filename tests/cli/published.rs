@@ -615,3 +615,49 @@ fn what_ci_options_need_is_checked_before_any_work() {
     assert!(!run.stderr().contains(KEY));
     assert!(!site.sitemap_path().exists());
 }
+
+#[test]
+fn requests_go_through_the_proxy_the_environment_names_but_not_for_no_proxy_hosts() {
+    let live = tempfile::tempdir().unwrap();
+    let published = build(None, 1_700_000_000);
+    let server = Server::files(live.path().to_path_buf());
+    job(&published, &server, "2024-01-01", &[]).success();
+    deploy(&published, live.path());
+    // A proxy that reaches the live site whatever host is asked for (as a CONNECT tunnel,
+    // which is how ureq goes through an HTTP proxy).
+    let site_addr = server.addr();
+    let proxy = Server::start(move |_| Reply::Tunnel(site_addr));
+    let url = "http://sitemapgen-test.invalid/sitemap.state.gz";
+    for variable in ["HTTP_PROXY", "http_proxy", "ALL_PROXY"] {
+        let site = build(Some("rebuild"), 1_800_000_000);
+        site.command(&["-b", BASE, "--state"])
+            .arg(site.root.join("sitemap.state.gz"))
+            .args(["--state-url", url])
+            .env(variable, &proxy.url(""))
+            .run()
+            .success()
+            .stderr_has(&["0 re-dated, 11 kept"]);
+    }
+    let requests = proxy.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.method == "CONNECT" && r.path == "sitemapgen-test.invalid:80"),
+        "{requests:?}"
+    );
+    // NO_PROXY: straight to the host, here one that refuses.
+    let site = build(Some("rebuild"), 1_800_000_000);
+    site.command(&["-b", BASE, "--state"])
+        .arg(site.root.join("sitemap.state.gz"))
+        .args(["--state-url", "http://127.0.0.1:1/sitemap.state.gz"])
+        .env("HTTP_PROXY", &proxy.url(""))
+        .env("NO_PROXY", "127.0.0.1")
+        .run()
+        .expect_code(1)
+        .stderr_has(&[
+            "cannot fetch http://127.0.0.1:1/sitemap.state.gz",
+            "refused",
+        ]);
+    assert_eq!(proxy.requests().len(), 3);
+}

@@ -37,6 +37,8 @@ pub enum Reply {
     Zeros { announced: Option<u64>, length: u64 },
     /// No answer: the connection stays open this long.
     Silence(Duration),
+    /// As a proxy answers CONNECT: the connection is joined to `to`, whatever was asked.
+    Tunnel(SocketAddr),
 }
 
 impl Reply {
@@ -99,6 +101,10 @@ impl Server {
                 _ => Reply::status(404, "not found"),
             }
         })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -166,6 +172,17 @@ fn serve(stream: TcpStream, handler: &Handler, seen: &Mutex<Vec<Request>>) {
             thread::sleep(time);
             Ok(())
         }
+        Reply::Tunnel(to) => out
+            .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            .and_then(|()| {
+                let there = TcpStream::connect(to)?;
+                let (mut back, mut from) = (there.try_clone()?, out.try_clone()?);
+                let relay = thread::spawn(move || std::io::copy(&mut back, &mut out));
+                let mut there = there;
+                std::io::copy(&mut from, &mut there)?;
+                let _ = there.shutdown(std::net::Shutdown::Write);
+                relay.join().unwrap().map(drop)
+            }),
     };
 }
 
