@@ -11,6 +11,8 @@ use xml::reader::{EventReader, XmlEvent};
 
 pub const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 pub const XHTML: &str = "http://www.w3.org/1999/xhtml";
+pub const IMAGE: &str = "http://www.google.com/schemas/sitemap-image/1.1";
+const MAX_IMAGES: usize = 1000;
 const MAX_URLS: usize = 50_000;
 const MAX_BYTES: usize = 52_428_800;
 const CHANGEFREQS: &[&str] = &[
@@ -25,6 +27,8 @@ pub struct UrlRecord {
     pub priority: Option<String>,
     /// `<xhtml:link rel="alternate" hreflang href>`: (hreflang, href).
     pub alternates: Vec<(String, String)>,
+    /// `<image:image><image:loc>`.
+    pub images: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,12 +50,14 @@ impl Root {
     }
 
     /// A urlset with hreflang alternates is checked against the sitemap schema combined
-    /// with our schema of `xhtml:link`.
-    fn schema(self, alternates: bool) -> PathBuf {
-        schema(match (self, alternates) {
-            (Root::Urlset, false) => "sitemap.xsd",
-            (Root::Urlset, true) => "sitemap-xhtml.xsd",
-            (Root::Index, _) => "siteindex.xsd",
+    /// with our schema of `xhtml:link`; one with images, combined with Google's image schema.
+    fn schema(self, alternates: bool, images: bool) -> PathBuf {
+        schema(match (self, alternates, images) {
+            (Root::Urlset, false, false) => "sitemap.xsd",
+            (Root::Urlset, true, false) => "sitemap-xhtml.xsd",
+            (Root::Urlset, false, true) => "sitemap-image.xsd",
+            (Root::Urlset, true, true) => "sitemap-xhtml-image.xsd",
+            (Root::Index, _, _) => "siteindex.xsd",
         })
     }
 }
@@ -83,7 +89,8 @@ fn document(path: &Path, base: &str, root: Root) -> Vec<UrlRecord> {
     };
     let urls = check(&bytes, base, root).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let alternates = urls.iter().any(|url| !url.alternates.is_empty());
-    xmllint(checked_path, &root.schema(alternates));
+    let images = urls.iter().any(|url| !url.images.is_empty());
+    xmllint(checked_path, &root.schema(alternates, images));
     urls
 }
 
@@ -123,7 +130,10 @@ pub fn parse_urls(bytes: &[u8]) -> Vec<UrlRecord> {
             XmlEvent::StartElement {
                 name, attributes, ..
             } => {
-                in_element = name.local_name.clone();
+                in_element = match name.namespace.as_deref() {
+                    Some(NS) | None => name.local_name.clone(),
+                    _ => String::new(),
+                };
                 if name.local_name == "link" {
                     let attr = |key: &str| {
                         attributes
@@ -204,6 +214,8 @@ pub fn check(bytes: &[u8], base: &str, root: Root) -> Result<Vec<UrlRecord>, Str
     // Index into `children` of the last child seen.
     let mut last_child: Option<usize> = None;
     let mut declares_xhtml = false;
+    let mut declares_image = false;
+    let mut image_locs = 0;
     for event in EventReader::new(bytes) {
         match event.map_err(|e| format!("not well-formed: {e}"))? {
             XmlEvent::StartElement {
@@ -213,6 +225,26 @@ pub fn check(bytes: &[u8], base: &str, root: Root) -> Result<Vec<UrlRecord>, Str
             } => {
                 if path.is_empty() {
                     declares_xhtml = namespace.get("xhtml") == Some(XHTML);
+                    declares_image = namespace.get("image") == Some(IMAGE);
+                }
+                // <image:image><image:loc>URL</image:loc></image:image>, after the protocol's
+                // children, and nothing else of the extension.
+                if root == Root::Urlset && name.namespace.as_deref() == Some(IMAGE) {
+                    match (path.len(), name.local_name.as_str()) {
+                        (2, "image") if last_child.is_some() => {
+                            last_child = Some(children.len());
+                            image_locs = 0;
+                            path.push("image:image".into());
+                        }
+                        (3, "loc") if path[2] == "image:image" => {
+                            path.push("image:loc".into());
+                            text_buf.clear();
+                        }
+                        (depth, other) => {
+                            return Err(format!("unexpected <image:{other}> at depth {depth}"));
+                        }
+                    }
+                    continue;
                 }
                 if root == Root::Urlset
                     && path.len() == 2
@@ -273,6 +305,19 @@ pub fn check(bytes: &[u8], base: &str, root: Root) -> Result<Vec<UrlRecord>, Str
                 if local == "xhtml:link" {
                     continue;
                 }
+                if local == "image:loc" {
+                    let image = std::mem::take(&mut text_buf);
+                    check_image_loc(&image)?;
+                    image_locs += 1;
+                    urls.last_mut().unwrap().images.push(image);
+                    continue;
+                }
+                if local == "image:image" {
+                    if image_locs != 1 {
+                        return Err(format!("an image:image with {image_locs} image:loc"));
+                    }
+                    continue;
+                }
                 if path.len() == 2 {
                     let url = urls.last_mut().unwrap();
                     let value = std::mem::take(&mut text_buf);
@@ -297,12 +342,22 @@ pub fn check(bytes: &[u8], base: &str, root: Root) -> Result<Vec<UrlRecord>, Str
     if urls.iter().any(|url| !url.alternates.is_empty()) && !declares_xhtml {
         return Err("xhtml:link without the xhtml namespace declared on the root".into());
     }
+    if urls.iter().any(|url| !url.images.is_empty()) && !declares_image {
+        return Err("image:image without the image namespace declared on the root".into());
+    }
     if urls.len() > MAX_URLS {
         return Err(format!("{} URLs, more than {MAX_URLS}", urls.len()));
     }
     let mut seen = HashSet::new();
     for url in &urls {
         check_loc(&url.loc, base)?;
+        if url.images.len() > MAX_IMAGES {
+            return Err(format!("{} has {} images", url.loc, url.images.len()));
+        }
+        let distinct: HashSet<&String> = url.images.iter().collect();
+        if distinct.len() < url.images.len() {
+            return Err(format!("{} lists an image twice", url.loc));
+        }
         if !seen.insert(url.loc.as_str()) {
             return Err(format!("duplicate loc {}", url.loc));
         }
@@ -355,6 +410,39 @@ fn check_loc(loc: &str, base: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// An image's URL: absolute http(s) on any host, shorter than 2,048 characters, RFC 3986
+/// characters only (a query may hold `?` and `/`), no fragment.
+fn check_image_loc(loc: &str) -> Result<(), String> {
+    let rest = ["https://", "http://"]
+        .iter()
+        .find_map(|scheme| loc.strip_prefix(scheme))
+        .ok_or_else(|| format!("image {loc:?} is not an absolute http(s) URL"))?;
+    let host_len = rest
+        .find('/')
+        .ok_or_else(|| format!("image {loc:?} has no path"))?;
+    if host_len == 0 {
+        return Err(format!("image {loc:?} has no host"));
+    }
+    if loc.len() >= 2048 {
+        return Err(format!("image URL of {} characters", loc.len()));
+    }
+    let bytes = rest.as_bytes();
+    for (i, &byte) in bytes.iter().enumerate() {
+        let allowed = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/%?".contains(&byte);
+        if !allowed {
+            return Err(format!("image {loc:?} has a raw {:?}", byte as char));
+        }
+        if byte == b'%'
+            && !(bytes.len() > i + 2
+                && bytes[i + 1].is_ascii_hexdigit()
+                && bytes[i + 2].is_ascii_hexdigit())
+        {
+            return Err(format!("image {loc:?} has a bare %"));
+        }
+    }
+    Ok(())
+}
+
 /// `YYYY-MM-DD` or `YYYY-MM-DDThh:mm:ss[.s+](Z|±hh:mm)`.
 pub fn is_w3c_datetime(text: &str) -> bool {
     let b = text.as_bytes();
@@ -402,10 +490,18 @@ pub fn is_w3c_datetime(text: &str) -> bool {
 #[test]
 fn the_validator_rejects_what_the_protocol_forbids() {
     let doc = |url: &str| {
-        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\">{url}</urlset>")
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\" \
+             xmlns:image=\"{IMAGE}\">{url}</urlset>"
+        )
     };
     let ok = doc("<url><loc>https://example.com/a%20b</loc><lastmod>2024-05-01</lastmod></url>");
     assert!(check(ok.as_bytes(), "https://example.com/", Root::Urlset).is_ok());
+    let ok = doc(
+        "<url><loc>https://example.com/</loc><image:image><image:loc>https://cdn.example.net/a.png?w=1</image:loc></image:image></url>",
+    );
+    let urls = check(ok.as_bytes(), "https://example.com/", Root::Urlset).unwrap();
+    assert_eq!(urls[0].images, ["https://cdn.example.net/a.png?w=1"]);
     for bad in [
         "<url><loc>https://example.com/a b</loc></url>",
         "<url><loc>https://example.com/caf\u{e9}</loc></url>",
@@ -419,6 +515,14 @@ fn the_validator_rejects_what_the_protocol_forbids() {
         "<url><loc>https://example.com/</loc><priority>1.5</priority></url>",
         "<url><loc>https://example.com/</loc></url><url><loc>https://example.com/</loc></url>",
         "",
+        "<url><loc>https://example.com/</loc><image:image><image:loc>https://example.com/a b.png</image:loc></image:image></url>",
+        "<url><loc>https://example.com/</loc><image:image><image:loc>/a.png</image:loc></image:image></url>",
+        "<url><loc>https://example.com/</loc><image:image><image:loc>https://example.com/a.png#x</image:loc></image:image></url>",
+        "<url><loc>https://example.com/</loc><image:image></image:image></url>",
+        "<url><loc>https://example.com/</loc><image:image><image:title>x</image:title></image:image></url>",
+        "<url><image:image><image:loc>https://example.com/a.png</image:loc></image:image><loc>https://example.com/</loc></url>",
+        "<url><loc>https://example.com/</loc><image:image><image:loc>https://example.com/a.png</image:loc></image:image>\
+         <image:image><image:loc>https://example.com/a.png</image:loc></image:image></url>",
     ] {
         assert!(
             check(doc(bad).as_bytes(), "https://example.com/", Root::Urlset).is_err(),
