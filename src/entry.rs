@@ -8,7 +8,7 @@ pub struct Alternate {
 }
 
 /// One `<url>` (or, in an index, one `<sitemap>`): `loc` is an encoded absolute URL, the
-/// rest already validated. An index entry has no changefreq, priority or alternates.
+/// rest already validated. An index entry has no changefreq, priority, alternates or images.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Entry {
     pub loc: String,
@@ -16,4 +16,6 @@ pub struct Entry {
     pub changefreq: Option<String>,
     pub priority: Option<String>,
     pub alternates: Vec<Alternate>,
+    /// `<image:image><image:loc>`: encoded absolute URLs, at most 1,000.
+    pub images: Vec<String>,
 }

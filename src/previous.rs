@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use xml::reader::{EventReader, XmlEvent};
 
 use crate::outputs::Files;
+use crate::sitemap::xml::SITEMAP_NS;
 
 /// loc → lastmod.
 pub type Urls = BTreeMap<String, Option<String>>;
@@ -90,7 +91,11 @@ pub fn parse(bytes: Vec<u8>, what: &dyn std::fmt::Display) -> Result<Document> {
     let (mut element, mut loc, mut lastmod) = (String::new(), None::<String>, None);
     for event in EventReader::new(bytes.as_slice()) {
         match event {
-            Ok(XmlEvent::StartElement { name, .. }) => element = name.local_name,
+            // An extension's elements (`image:loc`) are not the sitemap's.
+            Ok(XmlEvent::StartElement { name, .. }) => match name.namespace.as_deref() {
+                Some(SITEMAP_NS) | None => element = name.local_name,
+                _ => element.clear(),
+            },
             Ok(XmlEvent::Characters(text)) => match element.as_str() {
                 "loc" => loc = Some(text),
                 "lastmod" => lastmod = Some(text),
@@ -138,7 +143,7 @@ pub fn difference(old: Option<&Urls>, new: &Urls) -> String {
         .collect();
     if added.is_empty() && removed.is_empty() && redated.is_empty() {
         return "the same URLs and dates, other changes (changefreq, priority, alternates, \
-                layout or files of an earlier run)"
+                images, layout or files of an earlier run)"
             .to_string();
     }
     let mut text = format!(

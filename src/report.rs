@@ -88,11 +88,13 @@ pub enum Warning {
     Loop,
     /// A page's mtime outside 1970..9999.
     Mtime,
+    /// A page with more images than a URL may list.
+    Images,
     /// Anything said once a run.
     Run,
 }
 
-const WARNINGS: usize = 11;
+const WARNINGS: usize = 12;
 
 impl Warning {
     /// What the "and N more" line says there were more of.
@@ -108,6 +110,7 @@ impl Warning {
             Warning::Unusable => "files that could not be read",
             Warning::Loop => "symlink loops",
             Warning::Mtime => "pages with an mtime out of range",
+            Warning::Images => "pages with more images than a URL may list",
             Warning::Run => "warnings",
         }
     }
@@ -339,6 +342,7 @@ const ALL_WARNINGS: [Warning; WARNINGS] = [
     Warning::Unusable,
     Warning::Loop,
     Warning::Mtime,
+    Warning::Images,
     Warning::Run,
 ];
 

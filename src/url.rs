@@ -115,18 +115,39 @@ impl BaseUrl {
 /// path (`|`, `^`, `[`, `]`, a `%` that starts no escape) percent-encoded, as the pages' own
 /// segments are. Escapes already there are kept as written.
 fn strict_path(path: &str) -> String {
-    let bytes = path.as_bytes();
-    let mut strict = String::with_capacity(path.len());
+    strict_part(path, b"/")
+}
+
+/// `part` of a URL with every byte RFC 3986 does not allow there percent-encoded: `keep`
+/// names what the part may hold beyond a path segment's characters. Escapes already there are
+/// kept as written.
+fn strict_part(part: &str, keep: &[u8]) -> String {
+    let bytes = part.as_bytes();
+    let mut strict = String::with_capacity(part.len());
     for (i, byte) in bytes.iter().enumerate() {
         let escape = *byte == b'%'
             && bytes
                 .get(i + 1..i + 3)
                 .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit));
-        if *byte == b'/' || escape {
+        if keep.contains(byte) || escape {
             strict.push(char::from(*byte));
         } else {
             strict.extend(encode_segment(std::slice::from_ref(byte)));
         }
+    }
+    strict
+}
+
+/// An absolute URL the URL parser made (from a page's markup), in the form sitemapgen writes
+/// URLs in: what the parser leaves raw but RFC 3986 does not allow (`|`, `^`, `[`, `]`,
+/// `{`, `}`, `` ` `` in a query, a `%` that starts no escape) percent-encoded in its path and
+/// query, and without its fragment, which names no other resource.
+pub fn strict_url(url: &::url::Url) -> String {
+    let mut strict = url[..::url::Position::BeforePath].to_string();
+    strict.push_str(&strict_path(url.path()));
+    if let Some(query) = url.query() {
+        strict.push('?');
+        strict.push_str(&strict_part(query, b"/?"));
     }
     strict
 }
@@ -332,6 +353,35 @@ mod tests {
             "https://a`b{c}/",
         ] {
             assert!(BaseUrl::parse(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn a_parsed_url_is_written_strictly_without_its_fragment() {
+        for (parsed, strict) in [
+            (
+                "https://example.com/a|b^c/d[1].png",
+                "https://example.com/a%7Cb%5Ec/d%5B1%5D.png",
+            ),
+            (
+                "https://example.com/x.png?w=1&s={a}|`b`",
+                "https://example.com/x.png?w=1&s=%7Ba%7D%7C%60b%60",
+            ),
+            (
+                "https://example.com/q?a/b?c#frag",
+                "https://example.com/q?a/b?c",
+            ),
+            (
+                "https://EXAMPLE.com:8080/caf%c3%a9.png",
+                "https://example.com:8080/caf%c3%a9.png",
+            ),
+            (
+                "https://example.com/100%.png",
+                "https://example.com/100%25.png",
+            ),
+        ] {
+            let url = ::url::Url::parse(parsed).unwrap();
+            assert_eq!(strict_url(&url), strict, "{parsed}");
         }
     }
 

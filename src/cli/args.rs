@@ -11,6 +11,7 @@ use crate::decide::lastmod::LastmodMode;
 use crate::decide::lastmod::origin::Published;
 use crate::outputs::Format;
 use crate::scan::digest::Mode;
+use crate::scan::images::parse_host;
 use crate::scan::select::Selector;
 use crate::url::BaseUrl;
 use crate::walk::rules::{ValueRule, check_glob, parse_changefreq_rule, parse_priority_rule};
@@ -140,8 +141,8 @@ pub struct Cli {
     #[arg(long, value_name = "WHAT", value_parser = DIGEST)]
     pub digest: Option<Mode>,
 
-    /// The page's main region for its digest, as a CSS selector (tag, .class, #id,
-    /// [attr=value]; needs --state) [default: main, [role=main]]
+    /// The page's main region for its digest and its images, as a CSS selector (tag, .class,
+    /// #id, [attr=value]; needs --state or --images) [default: main, [role=main]]
     #[arg(long, value_name = "SELECTOR", value_parser = ours(Selector::parse))]
     pub digest_region: Option<Selector>,
 
@@ -193,6 +194,16 @@ pub struct Cli {
     /// another canonical URL are left out, and hreflang alternates written)
     #[arg(long)]
     pub no_html: bool,
+
+    /// List each page's images as <image:image> (Google's image extension): the <img> and
+    /// <picture> sources in its main region (as for --digest-region), and its og:image; on
+    /// the base URL's host only, unless --image-host names another. Reads every page whole
+    #[arg(long)]
+    pub images: bool,
+
+    /// Also list images on HOST, such as a CDN (repeatable; needs --images)
+    #[arg(long, value_name = "HOST", value_parser = ours(parse_host))]
+    pub image_host: Vec<String>,
 
     /// Include dot-files and dot-directories
     #[arg(long)]

@@ -16,6 +16,7 @@ use crate::outputs::{self, Destination, Files, Format};
 use crate::report::Verbosity;
 use crate::run::Settings;
 use crate::scan::digest::{DigestRules, Mode};
+use crate::scan::images::ImageRules;
 use crate::url::{Mapping, encode_path};
 use crate::walk::rules::{RuleSpec, Rules, ValueRules};
 use crate::walk::{ListFrom, Source};
@@ -87,7 +88,6 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     for (given, flag) in [
         (!cli.digest_ignore.is_empty(), "--digest-ignore"),
         (cli.digest.is_some(), "--digest"),
-        (cli.digest_region.is_some(), "--digest-region"),
         (cli.max_churn.is_some(), "--max-churn"),
         (cli.state_url.is_some(), "--state-url"),
         (cli.previous_sitemap.is_some(), "--previous-sitemap"),
@@ -97,7 +97,20 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             bail!("{flag} needs --state {hint}");
         }
     }
-    if cli.digest_region.is_some() && cli.digest == Some(Mode::Bytes) {
+    if cli.digest_region.is_some() && cli.state.is_none() && !cli.images {
+        bail!("--digest-region needs --state or --images {hint}");
+    }
+    if !cli.image_host.is_empty() && !cli.images {
+        bail!("--image-host needs --images {hint}");
+    }
+    if cli.images && cli.no_html {
+        bail!("--images reads the pages, and --no-html reads none: drop one");
+    }
+    if cli.images && cli.format == Format::Txt {
+        bail!("a text sitemap (--format txt) cannot list images: drop --images, or write XML");
+    }
+    // With --images, the region is the images' as well as the digest's.
+    if cli.digest_region.is_some() && cli.digest == Some(Mode::Bytes) && !cli.images {
         bail!(
             "--digest-region names the region of a content digest, and --digest bytes counts every byte: drop one"
         );
@@ -206,6 +219,10 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             separator: if cli.null { b'\0' } else { b'\n' },
         },
     };
+    let images = cli.images.then(|| {
+        ImageRules::new(&base, cli.image_host, cli.digest_region.clone())
+            .excluding(rules.excludes().clone())
+    });
     Ok(Settings {
         walk: walk::Settings {
             root: dir.clone(),
@@ -224,6 +241,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             // Crawlers read robots.txt only at the root of a host.
             robots_txt: (!cli.ignore_disallow && base.is_host_root())
                 .then(|| dir.join("robots.txt")),
+            images,
             changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
             priority: ValueRules::new(&cli.priority, "--priority")?,
             lastmod: lastmod::Settings {

@@ -17,11 +17,12 @@ use url::Url;
 use crate::atomic::{Beside, Written};
 use crate::entry::{Alternate, Entry};
 use crate::html;
-use crate::report::{Reason, Report, Warning};
+use crate::report::{self, Reason, Report, Warning};
 use crate::scan::head::Head;
+use crate::scan::images::{ImageRules, ImageWant, MAX_IMAGES};
 use crate::scan::pool::Read;
 use crate::scan::{Scanned, Want};
-use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping, PagePath};
+use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping, PagePath, encode_path};
 use crate::walk::Page;
 use crate::walk::rules::ValueRules;
 use lastmod::{Churn, Dater, Listed};
@@ -44,6 +45,8 @@ pub struct Settings {
     pub changefreq: ValueRules,
     pub priority: ValueRules,
     pub lastmod: lastmod::Settings,
+    /// --images: what images are listed.
+    pub images: Option<ImageRules>,
 }
 
 /// A page, and what is known of it before it is read.
@@ -100,6 +103,14 @@ impl<'s> Decider<'s> {
             head: settings.read_html && html,
             digest: self.dater.digest_rules(&page, &computed.path),
             dates: settings.lastmod.mode.reads_pages(),
+            images: settings
+                .images
+                .as_ref()
+                .filter(|_| html)
+                .map(|rules| ImageWant {
+                    rules,
+                    page: settings.base.join(&encode_path(&page.rel)),
+                }),
         };
         let read = (loc.len() < MAX_LOC_LEN).then(|| Read {
             path: page.path.clone(),
@@ -177,6 +188,20 @@ impl<'s> Decider<'s> {
             )?;
             return Ok(None);
         }
+        if scanned.images.more {
+            report.warn(
+                Warning::Images,
+                format_args!(
+                    "{}: more than {} images in its main content",
+                    page.rel.display(),
+                    report::thousands(MAX_IMAGES as u64)
+                ),
+                &format!(
+                    "listing the first {} (the most a URL may list)",
+                    report::thousands(MAX_IMAGES as u64)
+                ),
+            )?;
+        }
         // The state knows a page by its computed path, whatever form is listed.
         Ok(Some(Entry {
             lastmod: self.dater.date(
@@ -193,6 +218,7 @@ impl<'s> Decider<'s> {
             changefreq: changefreq.map(String::from),
             priority: priority.map(String::from),
             alternates,
+            images: scanned.images.urls,
             loc,
         }))
     }

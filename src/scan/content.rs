@@ -23,6 +23,8 @@
 //! each run of text and each URL before it counts.
 
 use super::digest::DigestRules;
+use super::images::{Images, PageImages};
+use super::select::Selector;
 use super::tokens::Tag;
 
 /// Elements without content or end tag.
@@ -120,9 +122,11 @@ impl Stream {
     }
 }
 
-/// The content digest, made as the page's tokens go by.
+/// What a reader cares about in a page, as its tokens go by: where each tag sits (the main
+/// region, navigation and chrome), and from that the content digest, or the images, or both.
 pub struct Content<'r> {
-    rules: &'r DigestRules,
+    /// `--digest-region`, instead of `<main>` and `role="main"`.
+    region: Option<&'r Selector>,
     /// Open elements that decide where text counts, innermost last.
     stack: Vec<Open>,
     /// How many of each kind are open.
@@ -132,6 +136,13 @@ pub struct Content<'r> {
     inert: u32,
     /// Whether a main region was seen: then it is the digest, else the body.
     main_seen: bool,
+    digest: Option<Digest<'r>>,
+    images: Option<Images<'r>>,
+}
+
+/// The content digest in the making.
+struct Digest<'r> {
+    rules: &'r DigestRules,
     in_main: Stream,
     in_body: Stream,
     /// The run of text not yet counted.
@@ -141,27 +152,65 @@ pub struct Content<'r> {
     robots: Vec<String>,
 }
 
+/// What `Content` found.
+pub struct Found {
+    pub digest: Option<blake3::Hash>,
+    pub images: Option<PageImages>,
+}
+
 impl<'r> Content<'r> {
-    pub fn new(rules: &'r DigestRules) -> Self {
+    /// Finds the page's main region by `region` (or `<main>` and `role="main"`), and in it
+    /// the digest by `digest`'s rules, the images that `images` collects, or both.
+    pub fn new(
+        region: Option<&'r Selector>,
+        digest: Option<&'r DigestRules>,
+        images: Option<Images<'r>>,
+    ) -> Self {
         Content {
-            rules,
+            region,
             stack: Vec::new(),
             main: 0,
             chrome: 0,
             articles: 0,
             inert: 0,
             main_seen: false,
-            in_main: Stream::new(),
-            in_body: Stream::new(),
-            run: Vec::new(),
-            structured: blake3::Hasher::new(),
-            robots: Vec::new(),
+            digest: digest.map(|rules| Digest {
+                rules,
+                in_main: Stream::new(),
+                in_body: Stream::new(),
+                run: Vec::new(),
+                structured: blake3::Hasher::new(),
+                robots: Vec::new(),
+            }),
+            images,
+        }
+    }
+
+    /// Whether the structured data (JSON-LD, robots directives) is wanted.
+    pub fn wants_structure(&self) -> bool {
+        self.digest.is_some()
+    }
+
+    /// An `og:image`'s URL.
+    pub fn og_image(&mut self, content: &[u8]) {
+        if let Some(images) = &mut self.images {
+            images.og_image(content);
+        }
+    }
+
+    /// A `<base href>`.
+    pub fn base(&mut self, href: &[u8]) {
+        if let Some(images) = &mut self.images {
+            images.base(href);
         }
     }
 
     /// A `<meta name="robots">`'s directives.
     pub fn robots(&mut self, content: &str) {
-        self.robots.extend(
+        let Some(digest) = &mut self.digest else {
+            return;
+        };
+        digest.robots.extend(
             content
                 .split([',', ' ', '\t', '\n'])
                 .map(|d| d.trim().to_ascii_lowercase())
@@ -171,6 +220,9 @@ impl<'r> Content<'r> {
 
     /// A JSON-LD block, as written.
     pub fn json_ld(&mut self, json: &[u8], value: Option<&serde_json::Value>) {
+        let Some(digest) = &mut self.digest else {
+            return;
+        };
         match value {
             Some(value) => {
                 for object in objects(value) {
@@ -181,8 +233,10 @@ impl<'r> Content<'r> {
                         let mut object = serde_json::Value::Object(object.clone());
                         strip_hosts(&mut object);
                         let text = object.to_string();
-                        self.structured.update(&self.rules.strip(text.as_bytes()));
-                        self.structured.update(b"\0");
+                        digest
+                            .structured
+                            .update(&digest.rules.strip(text.as_bytes()));
+                        digest.structured.update(b"\0");
                     }
                 }
             }
@@ -192,8 +246,8 @@ impl<'r> Content<'r> {
                     .split(u8::is_ascii_whitespace)
                     .filter(|w| !w.is_empty())
                 {
-                    self.structured.update(word);
-                    self.structured.update(b"\0");
+                    digest.structured.update(word);
+                    digest.structured.update(b"\0");
                 }
             }
         }
@@ -206,38 +260,49 @@ impl<'r> Content<'r> {
 
     /// Counts the run of text so far in the streams it belongs to.
     fn flush(&mut self) {
-        self.count_run(self.run.len());
+        let len = self.digest.as_ref().map_or(0, |digest| digest.run.len());
+        self.count_run(len);
     }
 
     /// Counts the first `len` bytes of the run of text, and takes them off it.
     fn count_run(&mut self, len: usize) {
+        let counts = self.counts();
+        let (main_seen, in_main) = (self.main_seen, self.main > 0);
+        let Some(digest) = &mut self.digest else {
+            return;
+        };
         if len == 0 {
             return;
         }
-        let run = std::mem::take(&mut self.run);
-        let text = self.rules.strip(&run[..len]);
+        let run = std::mem::take(&mut digest.run);
+        let text = digest.rules.strip(&run[..len]);
         // Once a main region is seen, the body's stream no longer matters.
-        if self.counts() {
-            if !self.main_seen {
-                self.in_body.words(&text);
+        if counts {
+            if !main_seen {
+                digest.in_body.words(&text);
             }
-            if self.main > 0 {
-                self.in_main.words(&text);
+            if in_main {
+                digest.in_main.words(&text);
             }
         }
-        self.run = run;
-        self.run.drain(..len);
+        digest.run = run;
+        digest.run.drain(..len);
     }
 
     pub fn text(&mut self, text: &[u8]) {
         if !self.counts() {
             return;
         }
-        self.run.extend_from_slice(text);
+        let Some(digest) = &mut self.digest else {
+            return;
+        };
+        digest.run.extend_from_slice(text);
         // A long run is cut where its text alone says (after its last whitespace within
         // the limit), never where the tokenizer's pieces happen to end.
-        while self.run.len() >= MAX_RUN {
-            let cut = self.run[..MAX_RUN]
+        while let Some(digest) = &self.digest
+            && digest.run.len() >= MAX_RUN
+        {
+            let cut = digest.run[..MAX_RUN]
                 .iter()
                 .rposition(u8::is_ascii_whitespace)
                 .map_or(MAX_RUN, |at| at + 1);
@@ -246,12 +311,16 @@ impl<'r> Content<'r> {
     }
 
     fn url(&mut self, mark: u8, url: &[u8]) {
-        let url = self.rules.strip(without_host(url.trim_ascii()));
-        if !self.main_seen {
-            self.in_body.url(mark, &url);
+        let (main_seen, in_main) = (self.main_seen, self.main > 0);
+        let Some(digest) = &mut self.digest else {
+            return;
+        };
+        let url = digest.rules.strip(without_host(url.trim_ascii()));
+        if !main_seen {
+            digest.in_body.url(mark, &url);
         }
-        if self.main > 0 {
-            self.in_main.url(mark, &url);
+        if in_main {
+            digest.in_main.url(mark, &url);
         }
     }
 
@@ -260,7 +329,12 @@ impl<'r> Content<'r> {
         let kind = self.kind(tag);
         self.main_seen |= kind == Some(Kind::Main);
         if self.counts() && !matches!(kind, Some(Kind::Chrome | Kind::Inert)) {
-            self.links_and_media(tag);
+            if self.digest.is_some() {
+                self.links_and_media(tag);
+            }
+            if let Some(images) = &mut self.images {
+                images.tag(tag, self.main > 0, !self.main_seen);
+            }
         }
         if VOID.contains(&tag.name) {
             return;
@@ -313,7 +387,7 @@ impl<'r> Content<'r> {
     /// What an element opened by `tag` makes of what it holds (None: nothing of note).
     fn kind(&self, tag: &Tag) -> Option<Kind> {
         let role = tag.attribute(b"role").map(|role| role.trim_ascii());
-        let main = match &self.rules.region {
+        let main = match self.region {
             Some(selector) => selector.matches(tag),
             None => tag.name == b"main" || role == Some(b"main".as_slice()),
         };
@@ -352,11 +426,21 @@ impl<'r> Content<'r> {
         }
     }
 
-    /// The digest: the main region (or the body without one), the structured data and the
-    /// robots directives.
-    pub fn finish(mut self) -> blake3::Hash {
+    /// The digest (the main region, or the body without one, the structured data and the
+    /// robots directives) and the images, those asked for.
+    pub fn finish(mut self) -> Found {
         self.flush();
-        let region = if self.main_seen {
+        let main_seen = self.main_seen;
+        Found {
+            digest: self.digest.map(|digest| digest.finish(main_seen)),
+            images: self.images.map(|images| images.finish(main_seen)),
+        }
+    }
+}
+
+impl Digest<'_> {
+    fn finish(mut self, main_seen: bool) -> blake3::Hash {
+        let region = if main_seen {
             self.in_main.finalize()
         } else {
             self.in_body.finalize()
@@ -447,6 +531,7 @@ mod tests {
             head: true,
             digest: Some(rules),
             dates: false,
+            images: None,
         };
         Scanner::default()
             .scan(|| std::fs::File::open(&path), html.len() as u64, want)

@@ -1,11 +1,13 @@
 //! Reading a page: the one place a page's bytes are read and its HTML tokenized, once, for
 //! everything the decision about it needs: its head (noindex, redirects, canonical URLs,
-//! alternates), its digest for `--state`, the dates it declares for `--lastmod page`.
+//! alternates), its digest for `--state`, the dates it declares for `--lastmod page`, its
+//! images for `--images`.
 
 mod content;
 mod dates;
 pub mod digest;
 pub mod head;
+pub mod images;
 mod page;
 pub mod pool;
 pub mod select;
@@ -19,6 +21,7 @@ use html5gum::IoReader;
 use content::Content;
 use digest::{ByteDigest, DigestRules, Hashing, Mode};
 use head::{HEAD_CAP, Head};
+use images::{ImageWant, Images, PageImages};
 use page::PageReader;
 
 /// Bytes html5gum reads at a time from a page too large to be read whole.
@@ -32,7 +35,7 @@ const WHOLE: usize = 1024 * 1024;
 const HEAD_FIRST: usize = 16 * 1024;
 
 /// What to read of a page.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Want<'r> {
     /// Whether the page is HTML (only HTML is tokenized; another file has a digest of its
     /// bytes).
@@ -42,6 +45,8 @@ pub struct Want<'r> {
     pub digest: Option<&'r DigestRules>,
     /// The dates the page declares.
     pub dates: bool,
+    /// The page's images (of an HTML page; the page is read whole for them).
+    pub images: Option<ImageWant<'r>>,
 }
 
 /// What was read.
@@ -51,6 +56,7 @@ pub struct Scanned {
     pub digest: Option<blake3::Hash>,
     /// The date the page declares, in a W3C form.
     pub declared: Option<String>,
+    pub images: PageImages,
 }
 
 /// Reads pages, its buffers reused from page to page.
@@ -86,9 +92,10 @@ impl Scanner {
         size: u64,
         want: Want,
     ) -> io::Result<Scanned> {
-        let tokens = want.html && (want.head || want.dates);
+        let body = want.html && (want.dates || want.images.is_some());
+        let tokens = body || (want.html && want.head);
         match want.digest {
-            None if want.html && want.dates => self.whole(open()?, size, &want),
+            None if body => self.whole(open()?, size, &want),
             None if tokens => self.head(open()?, size),
             None => Ok(Scanned::default()),
             Some(_) => self.whole(open()?, size, &want),
@@ -120,15 +127,22 @@ impl Scanner {
         };
         let dates = want.html && want.dates;
         let head = want.html && want.head;
+        let images = want.images.as_ref().filter(|_| want.html).map(Images::new);
         let Some(rules) = want.digest else {
-            let mut reader = PageReader::new(None, dates);
+            let region = images.as_ref().and_then(Images::region);
+            let mut content = images.map(|images| Content::new(region, None, Some(images)));
+            let mut reader = PageReader::new(content.as_mut(), dates);
             tokenize(input, chunk, &mut reader)?;
-            return Ok(finish(reader, head));
+            let mut scanned = finish(reader, head);
+            scanned.images = found_images(content);
+            return Ok(scanned);
         };
         // A file that is not HTML, or the bytes asked for: every byte counts.
         if !want.html || rules.mode == Mode::Bytes {
-            let mut reader = PageReader::new(None, dates);
-            let read = head || dates;
+            let region = images.as_ref().and_then(Images::region);
+            let mut content = images.map(|images| Content::new(region, None, Some(images)));
+            let read = head || dates || content.is_some();
+            let mut reader = PageReader::new(content.as_mut(), dates);
             let digest = match input {
                 Input::Whole(bytes) => {
                     if read {
@@ -152,15 +166,26 @@ impl Scanner {
                 false => Scanned::default(),
             };
             scanned.digest = Some(digest);
+            scanned.images = found_images(content);
             return Ok(scanned);
         }
-        let mut content = Content::new(rules);
+        // The content digest's region is the images' too (both are --digest-region's).
+        let mut content = Content::new(rules.region.as_ref(), Some(rules), images);
         let mut reader = PageReader::new(Some(&mut content), dates);
         tokenize(input, chunk, &mut reader)?;
         let mut scanned = finish(reader, head);
-        scanned.digest = Some(content.finish());
+        let found = content.finish();
+        scanned.digest = found.digest;
+        scanned.images = found.images.unwrap_or_default();
         Ok(scanned)
     }
+}
+
+/// The images `content` found, if it looked for any.
+fn found_images(content: Option<Content>) -> PageImages {
+    content
+        .and_then(|content| content.finish().images)
+        .unwrap_or_default()
 }
 
 /// Reads the first `limit` bytes of `file` into `page`, fewer if it is shorter; whether that
@@ -194,6 +219,7 @@ fn finish(reader: PageReader, head: bool) -> Scanned {
             .map(String::from),
         head: head.then_some(reader.facts.head),
         digest: None,
+        images: PageImages::default(),
     }
 }
 
@@ -218,6 +244,7 @@ mod tests {
             head: true,
             digest: None,
             dates: false,
+            images: None,
         };
         for filler in [
             0,
@@ -231,7 +258,7 @@ mod tests {
                  <body>text</body></html>",
                 "a".repeat(filler)
             );
-            let scanned = scan(&page, head);
+            let scanned = scan(&page, head.clone());
             let canonicals = scanned.head.map(|head| head.canonicals);
             assert_eq!(canonicals, Some(vec!["/c".to_string()]), "filler {filler}");
         }
@@ -245,6 +272,7 @@ mod tests {
             head: true,
             digest: Some(rules),
             dates: true,
+            images: None,
         };
         let page = |words: usize| {
             format!(
@@ -263,13 +291,13 @@ mod tests {
         // The digest of a streamed page is that of the same words read whole.
         let words = "word ".repeat(WHOLE / 4);
         let direct = {
-            let mut content = Content::new(&rules);
+            let mut content = Content::new(None, Some(&rules), None);
             let mut reader = PageReader::new(Some(&mut content), false);
             let html = format!("<main>{words}</main>");
             tokens::read(html.as_bytes(), &mut reader).unwrap_or_else(|never| match never {});
-            content.finish()
+            content.finish().digest
         };
-        assert_eq!(large.digest, Some(direct));
+        assert_eq!(large.digest, direct);
         let bytes = DigestRules::new(Mode::Bytes, None, Vec::new());
         let text = page(WHOLE / 4);
         assert_eq!(

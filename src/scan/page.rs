@@ -1,6 +1,6 @@
 //! One pass over a page's tokens for everything asked of it: what its head says, the digest
-//! of its content, the dates it declares. Reading stops at the end of the head when nothing
-//! more is asked.
+//! of its content, its images, the dates it declares. Reading stops at the end of the head
+//! when nothing more is asked.
 
 use super::content::{self, Content};
 use super::dates::{Declared, Source};
@@ -44,12 +44,23 @@ impl<'c, 'r> PageReader<'c, 'r> {
         self.phase == Phase::Body
     }
 
+    /// Whether JSON-LD and metas are wanted: for the digest or the dates.
     fn wants_structure(&self) -> bool {
-        self.content.is_some() || self.dates.is_some()
+        self.content.as_ref().is_some_and(|c| c.wants_structure()) || self.dates.is_some()
     }
 
-    /// A `<meta>`: robots directives for the content, dates for the dates.
+    /// A `<meta>`: robots directives for the content, an `og:image` for the images, dates for
+    /// the dates.
     fn meta(&mut self, tag: &Tag) {
+        if let Some(page) = &mut self.content
+            && let Some(url) = tag.attribute(b"content")
+            && [b"property".as_slice(), b"name"].iter().any(|key| {
+                tag.attribute(key)
+                    .is_some_and(|key| key.trim_ascii().eq_ignore_ascii_case(b"og:image"))
+            })
+        {
+            page.og_image(url);
+        }
         let value = |name: &[u8]| {
             tag.attribute(name)
                 .map(|value| String::from_utf8_lossy(value).trim().to_string())
@@ -100,7 +111,8 @@ impl<'c, 'r> PageReader<'c, 'r> {
 
 impl Events for PageReader<'_, '_> {
     fn wants_attributes(&mut self, name: &[u8]) -> bool {
-        let structure = self.wants_structure() && matches!(name, b"meta" | b"script");
+        let structure = (self.wants_structure() && matches!(name, b"meta" | b"script"))
+            || (self.content.is_some() && matches!(name, b"meta" | b"base"));
         match self.phase {
             Phase::Head => self.facts.wants_attributes(name) || structure,
             Phase::Body => self.content.is_some() || structure,
@@ -108,20 +120,25 @@ impl Events for PageReader<'_, '_> {
     }
 
     fn start(&mut self, tag: &Tag) -> Flow {
-        if self.wants_structure() {
-            match tag.name {
-                b"meta" => self.meta(tag),
-                b"script" => {
-                    let json_ld = tag.attribute(b"type").is_some_and(|kind| {
-                        kind.trim_ascii()
-                            .eq_ignore_ascii_case(b"application/ld+json")
-                    });
-                    if json_ld {
-                        self.json = Some(Vec::new());
-                    }
+        match tag.name {
+            b"meta" if self.content.is_some() || self.dates.is_some() => self.meta(tag),
+            b"script" if self.wants_structure() => {
+                let json_ld = tag.attribute(b"type").is_some_and(|kind| {
+                    kind.trim_ascii()
+                        .eq_ignore_ascii_case(b"application/ld+json")
+                });
+                if json_ld {
+                    self.json = Some(Vec::new());
                 }
-                _ => {}
             }
+            b"base" => {
+                if let Some(page) = &mut self.content
+                    && let Some(href) = tag.attribute(b"href")
+                {
+                    page.base(href);
+                }
+            }
+            _ => {}
         }
         if self.phase == Phase::Head {
             if self.facts.start(tag) == Goes::On {

@@ -185,6 +185,7 @@ mod tests {
             head: true,
             digest: None,
             dates: false,
+            images: None,
         };
         for threads in [1, 2, 7] {
             let seen = with_pool(threads, |pool| {
@@ -200,7 +201,7 @@ mod tests {
                     let read = (i % 3 != 0).then(|| Read {
                         path: path.clone(),
                         size: std::fs::metadata(path).unwrap().len(),
-                        want: head,
+                        want: head.clone(),
                     });
                     pool.push(i, read);
                     while take(pool.next(false)).is_some() {}

@@ -4,7 +4,8 @@
 //! more become `STEM-1.xml`, `STEM-2.xml`, … with the output as their index.
 //!
 //! When heads are read, hreflang alternates can only be checked once every URL is known:
-//! the URLs then wait in a spool for a second pass.
+//! the URLs then wait in a spool for a second pass, which also knows by then which
+//! extensions' namespaces (alternates, images) the documents must declare.
 
 pub mod alternates;
 pub mod spool;
@@ -24,7 +25,7 @@ use crate::url::encode_path;
 use crate::w3c;
 use alternates::Links;
 use spool::Spool;
-use xml::{Document, Kind, MAX_ENTRIES};
+use xml::{Document, Extensions, Kind, MAX_ENTRIES};
 
 /// How the sitemap is written.
 #[derive(Debug)]
@@ -51,25 +52,27 @@ pub struct Done {
 pub enum Collector<'s> {
     /// Straight into the sitemap.
     Direct(Box<Writer<'s>>),
-    /// Into the spool, for a second pass once every URL and alternate is known.
-    Spooled(Spool, Links),
+    /// Into the spool, for a second pass once every URL and alternate is known; and whether
+    /// any URL has images.
+    Spooled(Spool, Links, bool),
 }
 
 impl<'s> Collector<'s> {
     /// `spooled` when alternates must be checked against every URL.
     pub fn new(settings: &'s Settings, spooled: bool) -> Result<Collector<'s>> {
         Ok(if spooled {
-            Collector::Spooled(Spool::new()?, Links::default())
+            Collector::Spooled(Spool::new()?, Links::default(), false)
         } else {
-            Collector::Direct(Box::new(Writer::new(settings, false)?))
+            Collector::Direct(Box::new(Writer::new(settings, Extensions::default())?))
         })
     }
 
     pub fn push(&mut self, entry: Entry) -> Result<()> {
         match self {
             Collector::Direct(writer) => writer.push(entry),
-            Collector::Spooled(spool, links) => {
+            Collector::Spooled(spool, links, images) => {
                 links.add(&entry);
+                *images |= !entry.images.is_empty();
                 spool.push(&entry).context("cannot spool the URLs")
             }
         }
@@ -79,8 +82,8 @@ impl<'s> Collector<'s> {
     pub fn finish(self, settings: &'s Settings, report: &mut Report) -> Result<Vec<Done>> {
         match self {
             Collector::Direct(writer) => writer.finish(),
-            Collector::Spooled(mut spool, links) => {
-                write_spooled(settings, &mut spool, links, report)
+            Collector::Spooled(mut spool, links, image) => {
+                write_spooled(settings, &mut spool, links, image, report)
             }
         }
     }
@@ -91,6 +94,7 @@ fn write_spooled(
     settings: &Settings,
     spool: &mut Spool,
     mut links: Links,
+    image: bool,
     report: &mut Report,
 ) -> Result<Vec<Done>> {
     let xhtml = links.any();
@@ -99,7 +103,8 @@ fn write_spooled(
             links.list(&entry?.loc);
         }
     }
-    let mut writer = Writer::new(settings, xhtml)?;
+    // Every file of the sitemap declares the namespaces some URL of it uses.
+    let mut writer = Writer::new(settings, Extensions { xhtml, image })?;
     for entry in spool.replay()? {
         let mut entry = entry?;
         links.check(&mut entry, report)?;
@@ -111,7 +116,7 @@ fn write_spooled(
 /// URLs into one document, or shards at the limits.
 pub struct Writer<'s> {
     settings: &'s Settings,
-    xhtml: bool,
+    extensions: Extensions,
     shard: Shard,
     done: Vec<Done>,
     /// The entry being written, rendered.
@@ -126,13 +131,13 @@ struct Shard {
 }
 
 impl Shard {
-    fn open(settings: &Settings, xhtml: bool) -> Result<Shard> {
+    fn open(settings: &Settings, extensions: Extensions) -> Result<Shard> {
         let kind = match settings.format {
             Format::Xml => Kind::Urlset,
             Format::Txt => Kind::Text,
         };
         Ok(Shard {
-            doc: Document::new(kind, open(settings)?, xhtml)?,
+            doc: Document::new(kind, open(settings)?, extensions)?,
             urls: 0,
             newest: None,
         })
@@ -157,11 +162,11 @@ fn open(settings: &Settings) -> Result<Sink<Temp>> {
 }
 
 impl<'s> Writer<'s> {
-    fn new(settings: &'s Settings, xhtml: bool) -> Result<Self> {
+    fn new(settings: &'s Settings, extensions: Extensions) -> Result<Self> {
         Ok(Writer {
             settings,
-            xhtml,
-            shard: Shard::open(settings, xhtml)?,
+            extensions,
+            shard: Shard::open(settings, extensions)?,
             done: Vec::new(),
             rendered: Vec::new(),
         })
@@ -173,7 +178,7 @@ impl<'s> Writer<'s> {
         xml::render(shard.doc.kind(), &entry, &mut self.rendered).with_context(context)?;
         if shard.urls == self.settings.max_urls || !shard.doc.fits(self.rendered.len()) {
             can_split(self.settings)?;
-            let next = Shard::open(self.settings, self.xhtml)?;
+            let next = Shard::open(self.settings, self.extensions)?;
             let full = std::mem::replace(shard, next);
             self.done.push(full.finish().with_context(context)?);
         }
@@ -251,8 +256,8 @@ fn index(
         );
     }
     let index_context = || format!("cannot write {}", files.path.display());
-    let mut index =
-        Document::new(Kind::Index, open(settings)?, false).with_context(index_context)?;
+    let mut index = Document::new(Kind::Index, open(settings)?, Extensions::default())
+        .with_context(index_context)?;
     let mut rendered = Vec::new();
     for (i, shard) in shards.iter().enumerate() {
         let name = files.shard_name(i + 1);

@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use crate::entry::{Alternate, Entry};
 
@@ -22,14 +22,21 @@ impl Spool {
         })
     }
 
-    /// Spools an entry. No field holds a tab or a newline: locs and hrefs are serialized
-    /// URLs, dates and words are validated, hreflang values are checked on reading.
+    /// Spools an entry: loc, lastmod, changefreq, priority, the number of images, the
+    /// images, then the alternates' hreflang and href. No field holds a tab or a newline:
+    /// locs, images and hrefs are serialized URLs, dates and words are validated, hreflang
+    /// values are checked on reading.
     pub fn push(&mut self, record: &Entry) -> io::Result<()> {
         self.out.write_all(record.loc.as_bytes())?;
         for field in [&record.lastmod, &record.changefreq, &record.priority] {
             self.out.write_all(b"\t")?;
             self.out
                 .write_all(field.as_deref().unwrap_or_default().as_bytes())?;
+        }
+        write!(self.out, "\t{}", record.images.len())?;
+        for image in &record.images {
+            self.out.write_all(b"\t")?;
+            self.out.write_all(image.as_bytes())?;
         }
         for Alternate { lang, href } in &record.alternates {
             for field in [lang, href] {
@@ -55,15 +62,21 @@ fn parse(line: &str) -> Result<Entry> {
     let mut fields = line.split('\t');
     let mut next = || fields.next().map(str::to_string);
     let optional = |value: Option<String>| value.filter(|v| !v.is_empty());
+    let damaged = || anyhow::anyhow!("a spooled URL is damaged");
     let (Some(loc), lastmod, changefreq, priority) = (next(), next(), next(), next()) else {
-        bail!("a spooled URL is damaged");
+        return Err(damaged());
     };
+    let images: usize = next().and_then(|n| n.parse().ok()).ok_or_else(damaged)?;
     let mut record = Entry {
         loc,
         lastmod: optional(lastmod),
         changefreq: optional(changefreq),
         priority: optional(priority),
         alternates: Vec::new(),
+        images: (0..images)
+            .map(|_| next())
+            .collect::<Option<_>>()
+            .ok_or_else(damaged)?,
     };
     while let (Some(lang), Some(href)) = (next(), next()) {
         record.alternates.push(Alternate { lang, href });
@@ -87,6 +100,10 @@ mod tests {
                     lang: "de".into(),
                     href: "https://example.com/de/".into(),
                 }],
+                images: vec![
+                    "https://example.com/a.png".into(),
+                    "https://cdn.example.net/b.png".into(),
+                ],
             },
             Entry {
                 loc: "https://example.com/a".into(),

@@ -12,6 +12,7 @@ use crate::entry::{Alternate, Entry};
 
 pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 pub const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
+pub const IMAGE_NS: &str = "http://www.google.com/schemas/sitemap-image/1.1";
 
 /// The protocol's limits for one file, uncompressed.
 pub const MAX_ENTRIES: usize = 50_000;
@@ -91,8 +92,29 @@ pub fn render(kind: Kind, entry: &Entry, out: &mut Vec<u8>) -> Result<()> {
             ],
         );
     }
+    for image in &entry.images {
+        let image = escape_str_attribute(image);
+        text(
+            out,
+            &[
+                "\n    <image:image><image:loc>",
+                &image,
+                "</image:loc></image:image>",
+            ],
+        );
+    }
     text(out, &["\n  </", tag, ">"]);
     Ok(())
+}
+
+/// The extensions whose namespaces a urlset declares on its root: each only when some URL of
+/// the sitemap uses it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extensions {
+    /// hreflang alternates, `xhtml:link`.
+    pub xhtml: bool,
+    /// Google's image extension, `image:image`.
+    pub image: bool,
 }
 
 pub struct Document<W: Write> {
@@ -109,8 +131,8 @@ fn closing_len(kind: Kind) -> u64 {
 }
 
 impl<W: Write> Document<W> {
-    /// `xhtml` declares the namespace of hreflang alternates on the root.
-    pub fn new(kind: Kind, sink: W, xhtml: bool) -> Result<Self> {
+    /// `extensions` names the namespaces to declare on the root.
+    pub fn new(kind: Kind, sink: W, extensions: Extensions) -> Result<Self> {
         let mut out = Counting {
             inner: sink,
             bytes: 0,
@@ -121,8 +143,11 @@ impl<W: Write> Document<W> {
                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<{} xmlns=\"{SITEMAP_NS}\"",
                 kind.root()
             )?;
-            if xhtml {
+            if extensions.xhtml {
                 write!(out, " xmlns:xhtml=\"{XHTML_NS}\"")?;
+            }
+            if extensions.image {
+                write!(out, " xmlns:image=\"{IMAGE_NS}\"")?;
             }
             out.write_all(b">")?;
         }
@@ -162,7 +187,8 @@ fn check_chars(entry: &Entry) -> Result<()> {
         .iter()
         .flat_map(|Alternate { lang, href }| [lang, href]);
     let values = children(entry).into_iter().filter_map(|(_, value)| value);
-    for value in values.chain(alternates.map(String::as_str)) {
+    let images = entry.images.iter().map(String::as_str);
+    for value in values.chain(alternates.map(String::as_str)).chain(images) {
         if let Some(c) = value
             .chars()
             .find(|&c| c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}')
@@ -213,9 +239,14 @@ mod tests {
         }
     }
 
+    const XHTML: Extensions = Extensions {
+        xhtml: true,
+        image: false,
+    };
+
     #[test]
     fn writes_children_in_protocol_order_and_escapes_loc() {
-        let mut doc = Document::new(Kind::Urlset, Vec::new(), true).unwrap();
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), XHTML).unwrap();
         put(
             &mut doc,
             &Entry {
@@ -227,6 +258,7 @@ mod tests {
                     lang: "de".into(),
                     href: "https://example.com/de/it's".into(),
                 }],
+                images: Vec::new(),
             },
         )
         .unwrap();
@@ -253,8 +285,54 @@ mod tests {
     }
 
     #[test]
+    fn images_follow_the_alternates_under_their_namespace() {
+        let extensions = Extensions {
+            xhtml: false,
+            image: true,
+        };
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), extensions).unwrap();
+        let images = vec![
+            "https://example.com/a&b.png".to_string(),
+            "https://cdn.example.net/it's.png".to_string(),
+        ];
+        let len = put(
+            &mut doc,
+            &Entry {
+                images,
+                ..entry("https://example.com/", None)
+            },
+        )
+        .unwrap();
+        let (bytes, total) = doc.finish().unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        assert_eq!(
+            text,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\" xmlns:image=\"http://www.google.com/schemas/sitemap-image/1.1\">\n  \
+               <url>\n    \
+                 <loc>https://example.com/</loc>\n    \
+                 <image:image><image:loc>https://example.com/a&amp;b.png</image:loc></image:image>\n    \
+                 <image:image><image:loc>https://cdn.example.net/it&apos;s.png</image:loc></image:image>\n  \
+               </url>\n\
+             </urlset>\n"
+        );
+        assert_eq!(total, text.len() as u64);
+        assert!(len > 0);
+        let mut out = Vec::new();
+        let refused = render(
+            Kind::Urlset,
+            &Entry {
+                images: vec!["https://example.com/a\u{7}.png".into()],
+                ..entry("https://example.com/", None)
+            },
+            &mut out,
+        );
+        assert!(refused.unwrap_err().to_string().contains("U+0007"));
+    }
+
+    #[test]
     fn a_value_with_a_control_character_is_refused_before_anything_is_written() {
-        let mut doc = Document::new(Kind::Urlset, Vec::new(), false).unwrap();
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), Extensions::default()).unwrap();
         let before = doc.out.bytes;
         let err = put(&mut doc, &entry("https://example.com/a\u{1}b", None));
         assert!(err.unwrap_err().to_string().contains("U+0001"));
@@ -274,7 +352,7 @@ mod tests {
 
     #[test]
     fn a_text_sitemap_is_a_url_per_line() {
-        let mut doc = Document::new(Kind::Text, Vec::new(), false).unwrap();
+        let mut doc = Document::new(Kind::Text, Vec::new(), Extensions::default()).unwrap();
         let url = entry("https://example.com/a&b", Some("2024-05-01"));
         assert_eq!(put(&mut doc, &url).unwrap(), 24);
         let (bytes, len) = doc.finish().unwrap();
@@ -284,9 +362,9 @@ mod tests {
 
     #[test]
     fn an_index_lists_sitemaps_and_sizes_are_exact() {
-        let mut doc = Document::new(Kind::Index, Vec::new(), false).unwrap();
+        let mut doc = Document::new(Kind::Index, Vec::new(), Extensions::default()).unwrap();
         let shard = entry("https://example.com/sitemap-1.xml", Some("2024-05-01"));
-        let (empty, before) = Document::new(Kind::Index, Vec::new(), false)
+        let (empty, before) = Document::new(Kind::Index, Vec::new(), Extensions::default())
             .unwrap()
             .finish()
             .unwrap();

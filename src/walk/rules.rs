@@ -93,6 +93,12 @@ pub struct Rules {
     hidden: bool,
     own_output: Option<(PathBuf, Files)>,
     include: GlobSet,
+    excludes: Excludes,
+}
+
+/// The exclude globs (the defaults and `--exclude`), also asked about images' files.
+#[derive(Debug, Clone)]
+pub struct Excludes {
     /// Matches files, and directories whose whole subtree is left out.
     exclude: GlobSet,
     /// Patterns written with a final `/`: directories only.
@@ -157,11 +163,17 @@ impl Rules {
                 .own_output
                 .map(|(dir, files)| (dir.to_path_buf(), files.clone())),
             include: include.build()?,
-            exclude: exclude.build()?,
-            exclude_dirs: exclude_dirs.build()?,
-            exclude_globs,
-            exclude_dir_globs,
+            excludes: Excludes {
+                exclude: exclude.build()?,
+                exclude_dirs: exclude_dirs.build()?,
+                exclude_globs,
+                exclude_dir_globs,
+            },
         })
+    }
+
+    pub fn excludes(&self) -> &Excludes {
+        &self.excludes
     }
 
     /// Whether the walk must stay out of directory `rel`.
@@ -169,11 +181,7 @@ impl Rules {
         if !self.hidden && is_hidden(rel) {
             return Some(Skip::Hidden);
         }
-        let candidate = Candidate::new(rel);
-        if let Some(i) = self.exclude_dirs.matches_candidate(&candidate).first() {
-            return Some(Skip::Excluded(&self.exclude_dir_globs[*i]));
-        }
-        first_exclude(&self.exclude, &self.exclude_globs, &candidate)
+        self.excludes.dir(&Candidate::new(rel))
     }
 
     /// Whether file `rel` is left out. Its directories are checked by `skip_dir`.
@@ -189,7 +197,7 @@ impl Rules {
         if !self.include.is_match_candidate(candidate) {
             return Some(Skip::NotIncluded);
         }
-        first_exclude(&self.exclude, &self.exclude_globs, candidate)
+        self.excludes.file(candidate)
     }
 
     /// Whether the rules make file `rel` a page, leaving aside that it may be an output of
@@ -199,7 +207,7 @@ impl Rules {
         let (_, name) = split_name(rel);
         (self.hidden || !name.starts_with(b"."))
             && self.include.is_match_candidate(&candidate)
-            && first_exclude(&self.exclude, &self.exclude_globs, &candidate).is_none()
+            && self.excludes.file(&candidate).is_none()
     }
 
     /// The output, or a shard of it: an earlier run's files are not pages either.
@@ -207,6 +215,34 @@ impl Rules {
         self.own_output.as_ref().is_some_and(|(own_dir, files)| {
             own_dir.as_os_str().as_bytes() == dir && files.is_ours(OsStr::from_bytes(name))
         })
+    }
+}
+
+impl Excludes {
+    fn dir(&self, candidate: &Candidate) -> Option<Skip<'_>> {
+        if let Some(i) = self.exclude_dirs.matches_candidate(candidate).first() {
+            return Some(Skip::Excluded(&self.exclude_dir_globs[*i]));
+        }
+        first_exclude(&self.exclude, &self.exclude_globs, candidate)
+    }
+
+    fn file(&self, candidate: &Candidate) -> Option<Skip<'_>> {
+        first_exclude(&self.exclude, &self.exclude_globs, candidate)
+    }
+
+    /// Whether the file at `rel` (relative to DIR) is left out by an exclude glob: itself,
+    /// or one of the directories above it, which the walk does not enter.
+    pub fn leave_out(&self, rel: &Path) -> bool {
+        if self.exclude.is_empty() && self.exclude_dirs.is_empty() {
+            return false;
+        }
+        let dirs = rel
+            .ancestors()
+            .skip(1)
+            .filter(|dir| !dir.as_os_str().is_empty());
+        dirs.into_iter()
+            .any(|dir| self.dir(&Candidate::new(dir)).is_some())
+            || self.file(&Candidate::new(rel)).is_some()
     }
 }
 
@@ -398,6 +434,24 @@ mod tests {
         );
         assert!(file_skip(&r, "old/a.html").is_some());
         assert!(r.skip_dir(Path::new(".git")).is_some());
+    }
+
+    #[test]
+    fn a_file_is_left_out_by_its_own_glob_or_a_directory_above_it() {
+        let r = rules(&["drafts/", "old/**", "*.tmp.png", "/top/x.png"]);
+        let excludes = r.excludes();
+        for rel in [
+            "blog/drafts/a.png",
+            "drafts/x/y.png",
+            "old/a.png",
+            "a/b.tmp.png",
+            "top/x.png",
+        ] {
+            assert!(excludes.leave_out(Path::new(rel)), "{rel} kept");
+        }
+        for rel in ["blog/old/a.png", "drafts", "a/top/x.png", "img/a.png"] {
+            assert!(!excludes.leave_out(Path::new(rel)), "{rel} left out");
+        }
     }
 
     #[test]

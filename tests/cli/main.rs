@@ -7,6 +7,7 @@ mod files_from;
 mod generators;
 mod harness;
 mod heads;
+mod images;
 mod lastmod;
 mod mapping;
 mod published;

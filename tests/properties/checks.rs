@@ -16,7 +16,7 @@ use sitemapgen::entry::{Alternate, Entry};
 use sitemapgen::scan::digest::{DigestRules, Mode};
 use sitemapgen::scan::head;
 use sitemapgen::scan::{Scanner, Want};
-use sitemapgen::sitemap::xml::{Document, Kind, SITEMAP_NS, XHTML_NS, render};
+use sitemapgen::sitemap::xml::{Document, Extensions, Kind, SITEMAP_NS, XHTML_NS, render};
 use sitemapgen::url::{BaseUrl, Mapping};
 use xml::reader::{EventReader, XmlEvent};
 
@@ -170,11 +170,15 @@ pub fn serializer(kind: u8, xhtml: bool, entries: &[Values]) {
         })
         .collect();
     let xhtml = xhtml || entries.iter().any(|values| !values.4.is_empty());
-    let (_, empty) = Document::new(kind, Vec::new(), xhtml)
+    let extensions = Extensions {
+        xhtml,
+        image: false,
+    };
+    let (_, empty) = Document::new(kind, Vec::new(), extensions)
         .unwrap()
         .finish()
         .unwrap();
-    let mut doc = Document::new(kind, Vec::new(), xhtml).unwrap();
+    let mut doc = Document::new(kind, Vec::new(), extensions).unwrap();
     let mut taken = Vec::new();
     let mut announced = empty;
     let mut rendered = Vec::new();
@@ -189,6 +193,7 @@ pub fn serializer(kind: u8, xhtml: bool, entries: &[Values]) {
                 .into_iter()
                 .map(|(lang, href)| Alternate { lang, href })
                 .collect(),
+            images: Vec::new(),
         };
         match render(kind, &entry, &mut rendered) {
             Ok(()) => {
@@ -310,6 +315,7 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
         head: true,
         digest: None,
         dates: false,
+        images: None,
     };
     let open = || fs::File::open(&path);
     let alone = Scanner::default().scan(open, page.len() as u64, alone);
@@ -325,6 +331,7 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
             head: true,
             digest: Some(&rules),
             dates: true,
+            images: None,
         };
         let open = || fs::File::open(&path);
         scanner.scan(open, page.len() as u64, want).unwrap()

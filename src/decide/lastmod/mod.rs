@@ -394,6 +394,7 @@ impl Frozen<'_> {
                     head: false,
                     digest: Some(self.rules),
                     dates: false,
+                    images: None,
                 };
                 let open = || std::fs::File::open(&page.path);
                 let scanned = self.scanner.scan(open, page.stamp.size, want);
