@@ -357,6 +357,8 @@ row "default" mode "sitemapgen: also reads every page's head" "cat, serial" ":" 
     "$SG -o $(q "$OUT/default.xml") $D" "$OUT/default.xml"
 row "--gzip" mode "sitemapgen --gzip: default + gzip output" "default" ":" \
     "$SG -o $(q "$OUT/gzip.xml.gz") --gzip $D" "$OUT/gzip.xml.gz"
+row "--images" mode "sitemapgen --images: default + every page read whole for its images" "default" ":" \
+    "$SG -o $(q "$OUT/images.xml") --images $D" "$OUT/images.xml"
 row "--state, first run" mode "sitemapgen --state S, S removed before each run: heads + digest of every page" "cat, serial" \
     "rm -f $(q "$STATE1")" "$SG -o $(q "$OUT/state-first.xml") --state $(q "$STATE1") $D" "$OUT/state-first.xml"
 row "--state, unchanged" mode "sitemapgen --state S, S from an earlier run, no page changed" "cat, serial" ":" \
@@ -605,7 +607,8 @@ How to read it:
 - ratio vs baseline = median / the baseline's median. sitemapgen's modes are measured
   against the floor of the work they do (--no-html: listing and stat'ing the files as
   find -printf does; the modes that read pages: cat of every page, one process at a time;
-  --gzip against the default mode, to show what compressing adds); a peer is measured
+  --gzip and --images against the default mode, to show what compressing and finding
+  images add); a peer is measured
   against the sitemapgen mode that does the same job, so a peer's ratio above 1 means the
   peer is slower. "vs parallel floor" compares with the same floor done
   on every core: for work that reads pages, "cat, parallel" ($NPROC cat processes at once);
