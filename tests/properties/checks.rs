@@ -15,6 +15,7 @@ use sitemapgen::decide::verdict::{self, Verdict};
 use sitemapgen::entry::{Alternate, Entry};
 use sitemapgen::scan::digest::{DigestRules, Mode};
 use sitemapgen::scan::head;
+use sitemapgen::scan::images::{ImageRules, ImageWant, parse_host};
 use sitemapgen::scan::{Scanner, Want};
 use sitemapgen::sitemap::xml::{Document, Extensions, Kind, SITEMAP_NS, XHTML_NS, render};
 use sitemapgen::url::{BaseUrl, Mapping};
@@ -352,6 +353,7 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
         assert!(sitemapgen::w3c::is_w3c_date(date), "declared {date:?}");
     }
     let loc = "https://example.com/docs/page.html";
+    images(&path, page.len() as u64, loc, once.digest);
     let base = ::url::Url::parse("https://example.com/docs/").unwrap();
     let (verdict, _) = verdict::judge(parsed, &::url::Url::parse(loc).unwrap(), &base);
     if let Verdict::Keep { alternates, .. } = verdict {
@@ -370,6 +372,63 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
         assert!(writable(&values), "unwritable alternates {:?}", values.4);
         serializer(0, true, &[values]);
     }
+}
+
+/// The images of the page at `path` (whose URL is `loc`, and whose content digest alone is
+/// `digest`): the same read for them alone, with the content digest or with the bytes'
+/// digest, and the digest the same with them; distinct strict http(s) URLs on the allowed
+/// hosts, at most 1,000, that the serializer writes.
+fn images(path: &Path, len: u64, loc: &str, digest: Option<blake3::Hash>) {
+    let base = BaseUrl::parse("https://example.com/docs/").unwrap();
+    let cdn = parse_host("cdn.example.net").unwrap();
+    let rules = ImageRules::new(&base, vec![cdn], None);
+    let content = DigestRules::new(Mode::Content, None, Vec::new());
+    let bytes = DigestRules::new(Mode::Bytes, None, Vec::new());
+    let scan = |digest: Option<&DigestRules>| {
+        let want = Want {
+            html: true,
+            head: true,
+            digest,
+            dates: true,
+            images: Some(ImageWant {
+                rules: &rules,
+                page: loc.to_string(),
+            }),
+        };
+        let open = || fs::File::open(path);
+        Scanner::default().scan(open, len, want).unwrap()
+    };
+    let alone = scan(None).images;
+    let with_digest = scan(Some(&content));
+    assert_eq!(with_digest.images, alone, "with the content digest");
+    assert_eq!(with_digest.digest, digest, "the digest with the images");
+    assert_eq!(scan(Some(&bytes)).images, alone, "with the bytes' digest");
+    assert!(alone.urls.len() <= 1000);
+    let distinct: std::collections::HashSet<&String> = alone.urls.iter().collect();
+    assert_eq!(distinct.len(), alone.urls.len(), "{:?}", alone.urls);
+    for url in &alone.urls {
+        let (path, query) = url.split_once('?').unwrap_or((url, ""));
+        assert_strict_url(path);
+        assert!(
+            query
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%:@/?".contains(&b)),
+            "{url:?}: query"
+        );
+        assert!(
+            url.starts_with("https://example.com/")
+                || url.starts_with("http://example.com/")
+                || url.contains("://cdn.example.net/"),
+            "{url:?}: host"
+        );
+        assert!(url.len() < 2048);
+    }
+    let entry = Entry {
+        loc: loc.to_string(),
+        images: alone.urls,
+        ..Entry::default()
+    };
+    render(Kind::Urlset, &entry, &mut Vec::new()).expect("images the serializer writes");
 }
 
 /// Any bytes as a state file: read or refused, never a panic; a state that reads writes back
