@@ -21,6 +21,9 @@
 //! URLs (links, media, JSON-LD), the scheme and host are left out, so that a move to
 //! another host or to https changes no digest. `--digest-ignore` removes its matches from
 //! each run of text and each URL before it counts.
+//!
+//! The same walk through the page's regions finds its images for `--images` (`images.rs`):
+//! those of the main region, or of the body less its chrome when there is none.
 
 use super::digest::DigestRules;
 use super::images::{Images, PageImages};
