@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 
-use crate::harness::{BASE, Site};
+use crate::harness::{BASE, Site, fixture_dir};
 use crate::validate::{self, UrlRecord};
 
 /// loc → its images, for every URL of a validated sitemap.
@@ -122,6 +122,51 @@ fn hugo_images_in_main_and_its_og_images() {
             "https://cdn-standard5.discourse.org/uploads/gohugo/optimized/2X/6/622088d4a8eacaf62bbbaa27dab19d789e10fe09_1_690x345.gif".into()
         ]
     );
+}
+
+#[test]
+fn hugo_responsive_images_from_its_render_hook() {
+    // Hugo's image processing through a render hook: a <picture> whose <source> and <img>
+    // have width-descriptor srcsets; the largest of each, and the <img>'s src, are listed.
+    // The other host's badge, the data: URI, the 1x1 pixel and the header's logo are not.
+    let urls = real("hugo-images", &["--images"]);
+    let mut listed: Vec<&str> = urls.iter().map(|url| url.loc.as_str()).collect();
+    listed.sort();
+    let theirs =
+        validate::parse_urls(&fs::read(fixture_dir("real/hugo-images/sitemap.xml")).unwrap());
+    let mut theirs: Vec<&str> = theirs.iter().map(|url| url.loc.as_str()).collect();
+    theirs.sort();
+    assert_eq!(listed, theirs, "the URLs Hugo lists");
+    let sunset = |name: &str| {
+        format!("{BASE}posts/sunset/sunset_hu7ece81d1cb2be16fba796ad947ee2333_21533_{name}")
+    };
+    let expected: BTreeMap<String, Vec<String>> = [
+        ("", vec![]),
+        (
+            "posts/",
+            vec![format!(
+                "{BASE}posts/sunset/featured_hu4386069c72bcff18413921d5ebc58369_3438_320x0_resize_q75_h2_box_3.webp"
+            )],
+        ),
+        (
+            "posts/sunset/",
+            vec![
+                format!("{BASE}posts/sunset/featured.png"),
+                sunset("960x0_resize_q75_h2_box_3.webp"),
+                sunset("480x0_resize_box_3.png"),
+                sunset("960x0_resize_box_3.png"),
+            ],
+        ),
+    ]
+    .into_iter()
+    .map(|(path, images)| (format!("{BASE}{path}"), images))
+    .collect();
+    assert_eq!(images_by_url(&urls), expected);
+    // Every image listed is a file Hugo wrote.
+    for image in expected.values().flatten() {
+        let path = fixture_dir("real/hugo-images").join(image.strip_prefix(BASE).unwrap());
+        assert!(path.is_file(), "{image}: no {}", path.display());
+    }
 }
 
 #[test]
