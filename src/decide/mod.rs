@@ -192,7 +192,7 @@ impl<'s> Decider<'s> {
             report.warn(
                 Warning::Images,
                 format_args!(
-                    "{}: more than {} images in its main content",
+                    "{}: more than {} images (its og:image and its main region's)",
                     page.rel.display(),
                     report::thousands(MAX_IMAGES as u64)
                 ),

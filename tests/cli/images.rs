@@ -463,8 +463,8 @@ fn past_a_thousand_images_the_first_thousand_and_one_warning_per_page() {
         "{stderr}"
     );
     run.stderr_has(&[
-        "sitemapgen: warning: b.html: more than 1,000 images in its main content; listing \
-         the first 1,000 (the most a URL may list)",
+        "sitemapgen: warning: b.html: more than 1,000 images (its og:image and its main \
+         region's); listing the first 1,000 (the most a URL may list)",
         "sitemapgen: warning: index.html: more than 1,000 images",
     ]);
     let urls = validate::sitemap(&out, BASE);
@@ -481,7 +481,9 @@ fn past_a_thousand_images_the_first_thousand_and_one_warning_per_page() {
         .arg(&out)
         .run()
         .expect_code(1)
-        .stderr_has(&["more than 1,000 images in its main content (--strict)"]);
+        .stderr_has(&[
+            "index.html: more than 1,000 images (its og:image and its main region's) (--strict)",
+        ]);
     assert!(!out.exists());
 }
 
