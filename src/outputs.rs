@@ -11,6 +11,11 @@ use anyhow::{Context, Result};
 
 use crate::atomic::dir_of;
 
+/// The namespaces of the protocol and of the extensions we write (and read back).
+pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
+pub const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
+pub const IMAGE_NS: &str = "http://www.google.com/schemas/sitemap-image/1.1";
+
 /// The sitemap's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

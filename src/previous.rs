@@ -9,8 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use xml::reader::{EventReader, XmlEvent};
 
-use crate::outputs::Files;
-use crate::sitemap::xml::SITEMAP_NS;
+use crate::outputs::{Files, SITEMAP_NS};
 
 /// loc → lastmod.
 pub type Urls = BTreeMap<String, Option<String>>;

@@ -10,9 +10,7 @@ use xml::escape::escape_str_attribute;
 
 use crate::entry::{Alternate, Entry};
 
-pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
-pub const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
-pub const IMAGE_NS: &str = "http://www.google.com/schemas/sitemap-image/1.1";
+pub use crate::outputs::{IMAGE_NS, SITEMAP_NS, XHTML_NS};
 
 /// The protocol's limits for one file, uncompressed.
 pub const MAX_ENTRIES: usize = 50_000;

@@ -235,8 +235,10 @@ fn a_published_sitemap_file_lends_its_dates_and_its_unknown_pages_are_new() {
     let old = site.outside().join("old.xml");
     fs::write(
         &old,
-        "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
-         <url><loc>http://example.com/a.html</loc><lastmod>2020-01-02</lastmod></url>\
+        "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\" \
+         xmlns:image=\"http://www.google.com/schemas/sitemap-image/1.1\">\
+         <url><loc>http://example.com/a.html</loc><lastmod>2020-01-02</lastmod>\
+         <image:image><image:loc>https://example.com/a.png</image:loc></image:image></url>\
          <url><loc>https://example.com/b.html</loc></url>\
          <url><loc>https://example.com/gone.html</loc><lastmod>2020-01-03</lastmod></url>\
          </urlset>",
