@@ -120,6 +120,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     let wrote_robots = robots.is_some();
     let mut companions = decider.into_files()?;
     companions.extend(publish::plan_key_file(&settings.publish)?);
+    companions.extend(publish::plan_stylesheet(&settings.publish)?);
     publish::commit(files, (format, shards), outputs, companions, robots, report)?;
     let place = place(files, format, shards, wrote_robots, report);
     report.summary(collected, &place, churn);

@@ -95,6 +95,14 @@ impl BaseUrl {
         Ok(BaseUrl(url.into()))
     }
 
+    /// The base URL's path (`/`, `/docs/`).
+    pub fn path(&self) -> &str {
+        match self.0.split_once("://") {
+            Some((_, rest)) => rest.find('/').map_or("/", |at| &rest[at..]),
+            None => "/",
+        }
+    }
+
     /// Whether the base URL is the root of its host (where robots.txt is read).
     pub fn is_host_root(&self) -> bool {
         self.0

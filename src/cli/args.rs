@@ -60,6 +60,16 @@ pub struct Cli {
     #[arg(long)]
     pub check: bool,
 
+    /// Show the sitemap in browsers through the XSL stylesheet at HREF (a URL, or a path on
+    /// the site such as /sitemap.xsl): <?xml-stylesheet?> in the sitemap, index and shards
+    #[arg(long, value_name = "HREF", value_parser = ours(parse_href))]
+    pub xsl: Option<String>,
+
+    /// Write a small default stylesheet, DIR/sitemap.xsl (a table of URLs and dates, no
+    /// external assets), and show the sitemap through it unless --xsl names another
+    #[arg(long)]
+    pub write_xsl: bool,
+
     /// Add `Sitemap: URL` for the output to DIR/robots.txt (created if absent)
     #[arg(long)]
     pub robots: bool,
@@ -360,6 +370,17 @@ fn glob_arg(flag: &'static str) -> impl TypedValueParser<Value = String> {
 fn parse_regex(text: &str) -> anyhow::Result<regex::bytes::Regex> {
     regex::bytes::Regex::new(text)
         .map_err(|err| anyhow::anyhow!("--digest-ignore {text:?} is not a valid regex: {err}"))
+}
+
+/// `--xsl`: a URL reference, as an href takes it.
+fn parse_href(text: &str) -> anyhow::Result<String> {
+    if text.is_empty()
+        || text.len() >= 2048
+        || text.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        anyhow::bail!("--xsl {text:?} is not a URL (no spaces, under 2,048 characters)");
+    }
+    Ok(text.to_string())
 }
 
 /// An http or https URL with a host.

@@ -183,6 +183,12 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     if cli.changes.is_some() && preview {
         bail!("-o - is a preview and writes no changes file: drop --changes");
     }
+    if (cli.xsl.is_some() || cli.write_xsl) && format == Format::Txt {
+        bail!("a text sitemap has no stylesheet: drop --xsl and --write-xsl, or --format txt");
+    }
+    if cli.write_xsl && preview {
+        bail!("-o - is a preview and writes nothing into DIR: drop --write-xsl");
+    }
     if cli.robots && dir_url.is_none() {
         bail!("--robots needs the output inside DIR, where it has a public URL");
     }
@@ -271,12 +277,19 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             destination,
             dir_url: dir_url.clone(),
             scratch: cli.check,
+            // A path on the site, so that the stylesheet comes from the same origin as the
+            // sitemap wherever the site is served (browsers refuse another's).
+            stylesheet: cli.xsl.or_else(|| {
+                cli.write_xsl
+                    .then(|| format!("{}{}", base.path(), publish::STYLESHEET))
+            }),
         },
         publish: publish::Settings {
             root: dir,
             base,
             robots: dir_url.filter(|_| cli.robots),
             indexnow_key,
+            write_xsl: cli.write_xsl,
         },
         check: cli.check,
         verbosity,

@@ -28,6 +28,8 @@ pub struct Settings {
     pub robots: Option<String>,
     /// --indexnow-key-env or --indexnow-key-file: its key file goes into DIR.
     pub indexnow_key: Option<indexnow::Key>,
+    /// --write-xsl: the default stylesheet goes into DIR.
+    pub write_xsl: bool,
 }
 
 /// The IndexNow key file DIR/KEY.txt, when it must be written: search engines fetch it to
@@ -39,26 +41,78 @@ pub fn plan_key_file(settings: &Settings) -> Result<Option<(Written<Beside>, Pat
     };
     // The key is a secret until the site is deployed: messages do not name the file.
     let path = settings.root.join(key.file_name());
-    match std::fs::symlink_metadata(&path) {
+    let key = key.as_str().as_bytes();
+    let what = "the IndexNow key file in DIR (KEY.txt, named after the key)";
+    let must = own_file(&path, what, |held| held.trim_ascii() == key, |_| false)?;
+    write_own_file(must, &path, key, what)
+}
+
+/// The name of `--write-xsl`'s stylesheet, at the root of DIR.
+pub const STYLESHEET: &str = "sitemap.xsl";
+
+/// What `--write-xsl` writes.
+const STYLESHEET_XSL: &[u8] = include_bytes!("sitemap.xsl");
+
+/// DIR/sitemap.xsl under --write-xsl, when it must be written: missing, or an earlier
+/// version of ours (its comment says whose it is). Someone else's stylesheet stays.
+pub fn plan_stylesheet(settings: &Settings) -> Result<Option<(Written<Beside>, PathBuf)>> {
+    if !settings.write_xsl {
+        return Ok(None);
+    }
+    let path = settings.root.join(STYLESHEET);
+    let what = format!("DIR/{STYLESHEET}");
+    let ours = |held: &[u8]| {
+        let mark = b"<!-- sitemapgen's default stylesheet";
+        held.windows(mark.len()).take(200).any(|w| w == mark)
+    };
+    let must = own_file(&path, &what, |held| held == STYLESHEET_XSL, ours)?;
+    write_own_file(must, &path, STYLESHEET_XSL, &what)
+}
+
+/// Whether a file of ours in DIR must be written: when it is missing or `replaceable`, not
+/// when it already holds what it should (`same`); an error when it is someone else's (or a
+/// symlink, a directory).
+fn own_file(
+    path: &Path,
+    what: &str,
+    same: impl Fn(&[u8]) -> bool,
+    replaceable: impl Fn(&[u8]) -> bool,
+) -> Result<bool> {
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Ok(true),
         Ok(meta) if !meta.is_file() => {
-            bail!("the IndexNow key file in DIR is not a regular file (a symlink, a directory?)")
+            bail!("{what} is not a regular file (a symlink, a directory?)")
         }
         Ok(_) => {
-            let held = std::fs::read(&path).context("cannot read the IndexNow key file in DIR")?;
-            if held.trim_ascii() == key.as_str().as_bytes() {
-                return Ok(None);
+            let held = std::fs::read(path).with_context(|| format!("cannot read {what}"))?;
+            if same(&held) {
+                Ok(false)
+            } else if replaceable(&held) {
+                Ok(true)
+            } else {
+                bail!("{what} exists and holds something else than sitemapgen would write there")
             }
-            bail!(
-                "the IndexNow key file in DIR (KEY.txt, named after the key) holds something \
-                 else than the key"
-            )
         }
-        Err(_) => {}
     }
-    let context = "cannot write the IndexNow key file in DIR";
-    let mut sink = Sink::new(Beside::of(&path).context(context)?, false);
-    sink.write_all(key.as_str().as_bytes()).context(context)?;
-    Ok(Some((sink.finish().context(context)?, path)))
+}
+
+/// `contents` written beside `path`, when `own_file` said it must be.
+fn write_own_file(
+    must: bool,
+    path: &Path,
+    contents: &[u8],
+    what: &str,
+) -> Result<Option<(Written<Beside>, PathBuf)>> {
+    if !must {
+        return Ok(None);
+    }
+    let context = || format!("cannot write {what}");
+    let mut sink = Sink::new(Beside::of(path).with_context(context)?, false);
+    sink.write_all(contents).with_context(context)?;
+    Ok(Some((
+        sink.finish().with_context(context)?,
+        path.to_path_buf(),
+    )))
 }
 
 /// What DIR/robots.txt must become under --robots; a warning when crawlers will not read it.

@@ -39,6 +39,8 @@ pub struct Settings {
     pub dir_url: Option<String>,
     /// --check: every file is written unnamed, to be compared, never published.
     pub scratch: bool,
+    /// --xsl (or --write-xsl's stylesheet): the href of every XML file's stylesheet.
+    pub stylesheet: Option<String>,
 }
 
 /// A complete document, not yet published, and the newest lastmod among its URLs (compared
@@ -137,7 +139,12 @@ impl Shard {
             Format::Txt => Kind::Text,
         };
         Ok(Shard {
-            doc: Document::new(kind, open(settings)?, extensions)?,
+            doc: Document::new(
+                kind,
+                open(settings)?,
+                extensions,
+                settings.stylesheet.as_deref(),
+            )?,
             urls: 0,
             newest: None,
         })
@@ -256,8 +263,13 @@ fn index(
         );
     }
     let index_context = || format!("cannot write {}", files.path.display());
-    let mut index = Document::new(Kind::Index, open(settings)?, Extensions::default())
-        .with_context(index_context)?;
+    let mut index = Document::new(
+        Kind::Index,
+        open(settings)?,
+        Extensions::default(),
+        settings.stylesheet.as_deref(),
+    )
+    .with_context(index_context)?;
     let mut rendered = Vec::new();
     for (i, shard) in shards.iter().enumerate() {
         let name = files.shard_name(i + 1);

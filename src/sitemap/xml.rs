@@ -129,18 +129,28 @@ fn closing_len(kind: Kind) -> u64 {
 }
 
 impl<W: Write> Document<W> {
-    /// `extensions` names the namespaces to declare on the root.
-    pub fn new(kind: Kind, sink: W, extensions: Extensions) -> Result<Self> {
+    /// `extensions` names the namespaces to declare on the root; `stylesheet` is the href
+    /// of an XSL stylesheet that browsers show the document through.
+    pub fn new(
+        kind: Kind,
+        sink: W,
+        extensions: Extensions,
+        stylesheet: Option<&str>,
+    ) -> Result<Self> {
         let mut out = Counting {
             inner: sink,
             bytes: 0,
         };
         if kind != Kind::Text {
-            write!(
-                out,
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<{} xmlns=\"{SITEMAP_NS}\"",
-                kind.root()
-            )?;
+            out.write_all(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")?;
+            if let Some(href) = stylesheet {
+                writeln!(
+                    out,
+                    "<?xml-stylesheet type=\"text/xsl\" href=\"{}\"?>",
+                    escape_str_attribute(href)
+                )?;
+            }
+            write!(out, "<{} xmlns=\"{SITEMAP_NS}\"", kind.root())?;
             if extensions.xhtml {
                 write!(out, " xmlns:xhtml=\"{XHTML_NS}\"")?;
             }
@@ -244,7 +254,7 @@ mod tests {
 
     #[test]
     fn writes_children_in_protocol_order_and_escapes_loc() {
-        let mut doc = Document::new(Kind::Urlset, Vec::new(), XHTML).unwrap();
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), XHTML, None).unwrap();
         put(
             &mut doc,
             &Entry {
@@ -288,7 +298,7 @@ mod tests {
             xhtml: false,
             image: true,
         };
-        let mut doc = Document::new(Kind::Urlset, Vec::new(), extensions).unwrap();
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), extensions, None).unwrap();
         let images = vec![
             "https://example.com/a&b.png".to_string(),
             "https://cdn.example.net/it's.png".to_string(),
@@ -330,7 +340,7 @@ mod tests {
 
     #[test]
     fn a_value_with_a_control_character_is_refused_before_anything_is_written() {
-        let mut doc = Document::new(Kind::Urlset, Vec::new(), Extensions::default()).unwrap();
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), Extensions::default(), None).unwrap();
         let before = doc.out.bytes;
         let err = put(&mut doc, &entry("https://example.com/a\u{1}b", None));
         assert!(err.unwrap_err().to_string().contains("U+0001"));
@@ -350,7 +360,7 @@ mod tests {
 
     #[test]
     fn a_text_sitemap_is_a_url_per_line() {
-        let mut doc = Document::new(Kind::Text, Vec::new(), Extensions::default()).unwrap();
+        let mut doc = Document::new(Kind::Text, Vec::new(), Extensions::default(), None).unwrap();
         let url = entry("https://example.com/a&b", Some("2024-05-01"));
         assert_eq!(put(&mut doc, &url).unwrap(), 24);
         let (bytes, len) = doc.finish().unwrap();
@@ -360,9 +370,9 @@ mod tests {
 
     #[test]
     fn an_index_lists_sitemaps_and_sizes_are_exact() {
-        let mut doc = Document::new(Kind::Index, Vec::new(), Extensions::default()).unwrap();
+        let mut doc = Document::new(Kind::Index, Vec::new(), Extensions::default(), None).unwrap();
         let shard = entry("https://example.com/sitemap-1.xml", Some("2024-05-01"));
-        let (empty, before) = Document::new(Kind::Index, Vec::new(), Extensions::default())
+        let (empty, before) = Document::new(Kind::Index, Vec::new(), Extensions::default(), None)
             .unwrap()
             .finish()
             .unwrap();

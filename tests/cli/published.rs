@@ -613,7 +613,7 @@ fn what_ci_options_need_is_checked_before_any_work() {
         .env("TEST_INDEXNOW_KEY", KEY)
         .run();
     run.expect_code(1)
-        .stderr_has(&["holds something else than the key"]);
+        .stderr_has(&["the IndexNow key file in DIR", "holds something else"]);
     assert!(!run.stderr().contains(KEY));
     assert!(!site.sitemap_path().exists());
 }

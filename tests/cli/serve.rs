@@ -96,7 +96,14 @@ impl Server {
         Server::start(move |request| {
             let rel = request.path.trim_start_matches('/');
             let path = dir.join(rel.split('?').next().unwrap_or_default());
+            // As a web server types them: a browser applies a stylesheet to XML only.
+            let xml = path
+                .extension()
+                .is_some_and(|ext| ext == "xml" || ext == "xsl");
             match std::fs::read(&path) {
+                Ok(bytes) if path.is_file() && xml => {
+                    Reply::status(200, bytes).with_header("Content-Type", "text/xml")
+                }
                 Ok(bytes) if path.is_file() => Reply::status(200, bytes),
                 _ => Reply::status(404, "not found"),
             }

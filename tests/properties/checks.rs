@@ -175,11 +175,11 @@ pub fn serializer(kind: u8, xhtml: bool, entries: &[Values]) {
         xhtml,
         image: false,
     };
-    let (_, empty) = Document::new(kind, Vec::new(), extensions)
+    let (_, empty) = Document::new(kind, Vec::new(), extensions, None)
         .unwrap()
         .finish()
         .unwrap();
-    let mut doc = Document::new(kind, Vec::new(), extensions).unwrap();
+    let mut doc = Document::new(kind, Vec::new(), extensions, None).unwrap();
     let mut taken = Vec::new();
     let mut announced = empty;
     let mut rendered = Vec::new();

@@ -158,7 +158,7 @@ fn adopt(
             }
         }
     }
-    let base_path = base_path(base);
+    let base_path = base.path();
     let mut keys = BTreeMap::new();
     for (loc, lastmod) in locs {
         // A date that is not one cannot be kept: the page is dated as a new one.
@@ -168,7 +168,7 @@ fn adopt(
         {
             continue;
         }
-        if let Some(key) = key_of(&loc, &base_path) {
+        if let Some(key) = key_of(&loc, base_path) {
             keys.entry(key.to_string()).or_insert(lastmod);
         }
     }
@@ -180,15 +180,6 @@ enum From<'p> {
     /// The URL it was fetched from, after redirects.
     Url(Url),
     File(&'p Path),
-}
-
-/// The path of the base URL (`/`, `/docs/`).
-fn base_path(base: &BaseUrl) -> String {
-    let url = base.join("");
-    match url.split_once("://") {
-        Some((_, rest)) => rest.find('/').map_or("/", |at| &rest[at..]).to_string(),
-        None => "/".to_string(),
-    }
 }
 
 /// The state key of a published loc: its path under the base URL's path, whatever its
@@ -276,7 +267,7 @@ mod tests {
         assert_eq!(key_of("https://example.com/a?page=2", "/"), None);
         assert_eq!(key_of("https://example.com", "/"), None);
         assert_eq!(key_of("not a URL", "/"), None);
-        let base = |text| base_path(&BaseUrl::parse(text).unwrap());
+        let base = |text: &str| BaseUrl::parse(text).unwrap().path().to_string();
         assert_eq!(base("https://example.com"), "/");
         assert_eq!(base("https://example.com/docs/"), "/docs/");
         assert_eq!(base("http://127.0.0.1:8080/v1/docs/"), "/v1/docs/");
