@@ -663,3 +663,27 @@ fn requests_go_through_the_proxy_the_environment_names_but_not_for_no_proxy_host
         ]);
     assert_eq!(proxy.requests().len(), 3);
 }
+
+#[test]
+fn a_state_that_the_deploy_will_not_publish_is_warned_about() {
+    let live = tempfile::tempdir().unwrap();
+    let server = Server::files(live.path().to_path_buf());
+    let site = build(None, 1_700_000_000);
+    let state_url = server.url("/sitemap.state.gz");
+    let outside = site.outside().join("sitemap.state.gz");
+    site.command(&["-b", BASE, "--state"])
+        .arg(&outside)
+        .args(["--state-url", &state_url])
+        .run()
+        .success()
+        .stderr_has(&["is outside DIR, so the deploy does not publish it at --state-url"]);
+    site.command(&["-b", BASE, "--strict", "--state"])
+        .arg(&outside)
+        .args(["--state-url", &state_url])
+        .run()
+        .expect_code(1);
+    // Inside DIR (the recipe), no word of it.
+    let run = job(&site, &server, "2024-01-01", &[]);
+    run.success();
+    assert!(!run.stderr().contains("outside DIR"), "{}", run.stderr());
+}

@@ -235,6 +235,18 @@ impl<'c> Dater<'c> {
                     state: old,
                     adopted,
                 } = origin::load(state_settings, base, report)?;
+                if state_settings.url.is_some() && *write && !inside(&settings.root, path) {
+                    report.warn(
+                        Warning::Run,
+                        format!(
+                            "the state file {} is outside DIR, so the deploy does not publish \
+                             it at --state-url: the next run would read an older state and \
+                             re-date what changed since",
+                            path.display()
+                        ),
+                        "writing it anyway (put it in DIR, or publish it at --state-url yourself)",
+                    )?;
+                }
                 if !old.comparable && !adopted {
                     report.warn(
                         Warning::Run,
@@ -444,6 +456,18 @@ impl Frozen<'_> {
             }
         }
         Ok(lastmod)
+    }
+}
+
+/// Whether `path` (which may not exist yet) lies inside the directory `root`.
+fn inside(root: &Path, path: &Path) -> bool {
+    let parent = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    match (root.canonicalize(), parent.canonicalize()) {
+        (Ok(root), Ok(parent)) => parent.starts_with(root),
+        _ => false,
     }
 }
 
