@@ -255,6 +255,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
                 source_date_epoch,
                 root: dir.clone(),
                 state: state.map(|path| StateSettings {
+                    in_dir: path_inside(&dir, &path).is_some(),
                     path,
                     digest: DigestRules::new(
                         cli.digest.unwrap_or(Mode::Content),

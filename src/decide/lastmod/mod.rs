@@ -52,6 +52,8 @@ pub struct StateSettings {
     /// --state-url: where the last deploy published the state, read when there is no state
     /// file.
     pub url: Option<url::Url>,
+    /// Whether the state file lies inside DIR, and so is deployed with the site.
+    pub in_dir: bool,
     /// --previous-sitemap: whose dates are kept when there is no state at all.
     pub previous_sitemap: Option<origin::Published>,
     /// --http-timeout.
@@ -235,7 +237,7 @@ impl<'c> Dater<'c> {
                     state: old,
                     adopted,
                 } = origin::load(state_settings, base, report)?;
-                if state_settings.url.is_some() && *write && !inside(&settings.root, path) {
+                if state_settings.url.is_some() && *write && !state_settings.in_dir {
                     report.warn(
                         Warning::Run,
                         format!(
@@ -456,18 +458,6 @@ impl Frozen<'_> {
             }
         }
         Ok(lastmod)
-    }
-}
-
-/// Whether `path` (which may not exist yet) lies inside the directory `root`.
-fn inside(root: &Path, path: &Path) -> bool {
-    let parent = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    match (root.canonicalize(), parent.canonicalize()) {
-        (Ok(root), Ok(parent)) => parent.starts_with(root),
-        _ => false,
     }
 }
 
