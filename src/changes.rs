@@ -11,8 +11,7 @@
 //! The added and re-dated in the order of the walk, then the removed in the order of their
 //! paths. A URL never holds a space (it is percent-encoded), so the line splits at the first.
 
-use std::fs::File;
-use std::io::{self, BufReader, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -56,27 +55,25 @@ impl<W: Write> Writer<W> {
 /// A URL is under 2,048 characters; a line is its kind and it.
 const MAX_LINE: usize = 4096;
 
-/// The URLs of a changes file, with their kinds, in its order.
-pub fn read(path: &Path) -> Result<Vec<(Kind, String)>> {
-    let what = || format!("cannot read the changes file {}", path.display());
-    let mut reader = BufReader::new(File::open(path).with_context(what)?);
+/// The URLs of a changes file's `contents`, in its order, each line checked for its kind;
+/// `path` names the file in messages.
+pub fn urls(mut contents: &[u8], path: &Path) -> Result<Vec<String>> {
     let mut line = Vec::new();
-    let mut changes = Vec::new();
+    let mut urls = Vec::new();
     let mut number = 0;
-    while input::read_line(&mut reader, &mut line, MAX_LINE).with_context(what)? {
+    while input::read_line(&mut contents, &mut line, MAX_LINE)
+        .with_context(|| format!("cannot read the changes file {}", path.display()))?
+    {
         number += 1;
         let text = String::from_utf8_lossy(&line);
-        let kind = match text.split_once(' ') {
-            Some(("added", url)) => (Kind::Added, url),
-            Some(("redated", url)) => (Kind::Redated, url),
-            Some(("removed", url)) => (Kind::Removed, url),
+        match text.split_once(' ') {
+            Some(("added" | "redated" | "removed", url)) => urls.push(url.to_string()),
             _ => bail!(
                 "line {number} of the changes file {} is not `added URL`, `redated URL` or \
                  `removed URL`",
                 path.display()
             ),
-        };
-        changes.push((kind.0, kind.1.to_string()));
+        }
     }
-    Ok(changes)
+    Ok(urls)
 }

@@ -84,17 +84,18 @@ pub struct Settings {
 pub fn submit(settings: &Settings) -> Result<()> {
     let report = &mut Report::new(settings.verbosity, false);
     let path = &settings.changes;
-    let changes = changes::read(path)?;
+    let contents = std::fs::read(path)
+        .with_context(|| format!("cannot read the changes file {}", path.display()))?;
+    let urls = changes::urls(&contents, path)?;
     let prefix = settings.base.join("");
-    if let Some((_, url)) = changes.iter().find(|(_, url)| !url.starts_with(&prefix)) {
+    if let Some(url) = urls.iter().find(|url| !url.starts_with(&prefix)) {
         return Err(crate::error::UsageError(format!(
             "{url} in the changes file {} is not under --base-url {prefix}",
             path.display()
         ))
         .into());
     }
-    let urls: Vec<&str> = changes.iter().map(|(_, url)| url.as_str()).collect();
-    let receipt = Receipt::of(path)?;
+    let receipt = Receipt::of(path, &contents)?;
     let done = receipt.read()?.min(urls.len());
     if urls.is_empty() {
         report.note(format!(
@@ -220,17 +221,17 @@ struct Receipt {
 const RECEIPT_HEADER: &str = "sitemapgen-indexnow 1";
 
 impl Receipt {
-    fn of(changes: &Path) -> Result<Receipt> {
-        let context = || format!("cannot read the changes file {}", changes.display());
-        let bytes = std::fs::read(changes).with_context(context)?;
-        let meta = std::fs::metadata(changes).with_context(context)?;
+    /// The receipt of the changes file at `changes`, which holds `contents`.
+    fn of(changes: &Path, contents: &[u8]) -> Result<Receipt> {
+        let meta = std::fs::metadata(changes)
+            .with_context(|| format!("cannot read the changes file {}", changes.display()))?;
         let mut path = changes.as_os_str().to_owned();
         path.push(".submitted");
         Ok(Receipt {
             path: path.into(),
             identity: format!(
                 "{} {}:{}:{}.{}",
-                blake3::hash(&bytes).to_hex(),
+                blake3::hash(contents).to_hex(),
                 meta.dev(),
                 meta.ino(),
                 meta.ctime(),
