@@ -43,8 +43,7 @@ pub fn plan_key_file(settings: &Settings) -> Result<Option<(Written<Beside>, Pat
     let path = settings.root.join(key.file_name());
     let key = key.as_str().as_bytes();
     let what = "the IndexNow key file in DIR (KEY.txt, named after the key)";
-    let must = own_file(&path, what, |held| held.trim_ascii() == key, |_| false)?;
-    write_own_file(must, &path, key, what)
+    own_file(&path, what, key, |held| held.trim_ascii() == key, |_| false)
 }
 
 /// The name of `--write-xsl`'s stylesheet, at the root of DIR.
@@ -65,46 +64,39 @@ pub fn plan_stylesheet(settings: &Settings) -> Result<Option<(Written<Beside>, P
         let mark = b"<!-- sitemapgen's default stylesheet";
         held.windows(mark.len()).take(200).any(|w| w == mark)
     };
-    let must = own_file(&path, &what, |held| held == STYLESHEET_XSL, ours)?;
-    write_own_file(must, &path, STYLESHEET_XSL, &what)
+    own_file(
+        &path,
+        &what,
+        STYLESHEET_XSL,
+        |held| held == STYLESHEET_XSL,
+        ours,
+    )
 }
 
-/// Whether a file of ours in DIR must be written: when it is missing or `replaceable`, not
-/// when it already holds what it should (`same`); an error when it is someone else's (or a
-/// symlink, a directory).
+/// A file of ours in DIR, `contents` written beside `path` when the file is missing or
+/// `replaceable`; None when it already holds what it should (`same`); an error when it is
+/// someone else's (or a symlink, a directory).
 fn own_file(
     path: &Path,
     what: &str,
+    contents: &[u8],
     same: impl Fn(&[u8]) -> bool,
     replaceable: impl Fn(&[u8]) -> bool,
-) -> Result<bool> {
+) -> Result<Option<(Written<Beside>, PathBuf)>> {
     match std::fs::symlink_metadata(path) {
-        Err(_) => Ok(true),
+        Err(_) => {}
         Ok(meta) if !meta.is_file() => {
             bail!("{what} is not a regular file (a symlink, a directory?)")
         }
         Ok(_) => {
             let held = std::fs::read(path).with_context(|| format!("cannot read {what}"))?;
             if same(&held) {
-                Ok(false)
-            } else if replaceable(&held) {
-                Ok(true)
-            } else {
-                bail!("{what} exists and holds something else than sitemapgen would write there")
+                return Ok(None);
+            }
+            if !replaceable(&held) {
+                bail!("{what} exists and holds something else than sitemapgen would write there");
             }
         }
-    }
-}
-
-/// `contents` written beside `path`, when `own_file` said it must be.
-fn write_own_file(
-    must: bool,
-    path: &Path,
-    contents: &[u8],
-    what: &str,
-) -> Result<Option<(Written<Beside>, PathBuf)>> {
-    if !must {
-        return Ok(None);
     }
     let context = || format!("cannot write {what}");
     let mut sink = Sink::new(Beside::of(path).with_context(context)?, false);
