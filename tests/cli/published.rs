@@ -274,6 +274,35 @@ fn a_published_sitemap_file_lends_its_dates_and_its_unknown_pages_are_new() {
         fs::read_to_string(&changes).unwrap(),
         "added https://example.com/new.html\nremoved https://example.com/gone.html\n"
     );
+
+    // An index file: its shards are the files of their names beside it.
+    let published = site.outside().join("published");
+    fs::create_dir(&published).unwrap();
+    let index = published.join("sitemap.xml.gz");
+    fs::write(
+        &index,
+        gzip(
+            b"<?xml version=\"1.0\"?><sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+              <sitemap><loc>https://example.com/sitemap-1.xml</loc></sitemap></sitemapindex>",
+        ),
+    )
+    .unwrap();
+    fs::write(published.join("sitemap-1.xml"), fs::read(&old).unwrap()).unwrap();
+    let adopt = |state: &str| {
+        site.command(&["--lastmod", "2024-06-01", "--state"])
+            .arg(site.outside().join(state))
+            .arg("--previous-sitemap")
+            .arg(&index)
+            .run()
+    };
+    adopt("state-2")
+        .success()
+        .stderr_has(&["1 added, 1 removed, 0 re-dated, 2 kept"]);
+    // A shard the index lists and nobody kept: the run stops.
+    fs::remove_file(published.join("sitemap-1.xml")).unwrap();
+    adopt("state-3")
+        .expect_code(1)
+        .stderr_has(&["lists https://example.com/sitemap-1.xml, and there is no"]);
 }
 
 /// A site with an earlier sitemap, which a failed run must leave as it is.
@@ -598,6 +627,18 @@ fn what_ci_options_need_is_checked_before_any_work() {
         );
         assert!(!site.sitemap_path().exists());
     }
+    // The key from a file.
+    changes_of(&site, 1);
+    fs::write(&key_file, format!("{KEY}\n")).unwrap();
+    let indexnow = endpoint(&[200]);
+    site.command(&["-b", BASE, "--indexnow-submit", "--changes"])
+        .arg(site.outside().join("changes.txt"))
+        .arg("--indexnow-key-file")
+        .arg(&key_file)
+        .args(["--indexnow-endpoint", &indexnow.url("/indexnow")])
+        .run()
+        .success();
+    assert_eq!(submitted(&indexnow), [[format!("{BASE}p0/")]]);
     // A changes file of another site: the base URL is wrong.
     fs::write(
         site.outside().join("changes.txt"),
@@ -630,7 +671,7 @@ fn requests_go_through_the_proxy_the_environment_names_but_not_for_no_proxy_host
     let site_addr = server.addr();
     let proxy = Server::start(move |_| Reply::Tunnel(site_addr));
     let url = "http://sitemapgen-test.invalid/sitemap.state.gz";
-    for variable in ["HTTP_PROXY", "http_proxy", "ALL_PROXY"] {
+    for variable in ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "ALL_PROXY"] {
         let site = build(Some("rebuild"), 1_800_000_000);
         site.command(&["-b", BASE, "--state"])
             .arg(site.root.join("sitemap.state.gz"))
@@ -641,7 +682,7 @@ fn requests_go_through_the_proxy_the_environment_names_but_not_for_no_proxy_host
             .stderr_has(&["0 re-dated, 11 kept"]);
     }
     let requests = proxy.requests();
-    assert_eq!(requests.len(), 3);
+    assert_eq!(requests.len(), 4);
     assert!(
         requests
             .iter()
@@ -661,7 +702,7 @@ fn requests_go_through_the_proxy_the_environment_names_but_not_for_no_proxy_host
             "cannot fetch http://127.0.0.1:1/sitemap.state.gz",
             "refused",
         ]);
-    assert_eq!(proxy.requests().len(), 3);
+    assert_eq!(proxy.requests().len(), 4);
 }
 
 #[test]
