@@ -18,4 +18,6 @@ pub struct Entry {
     pub alternates: Vec<Alternate>,
     /// `<image:image><image:loc>`: encoded absolute URLs, at most 1,000.
     pub images: Vec<String>,
+    /// The group whose sitemap lists it (`--group`), by index; 0 when there are none.
+    pub group: usize,
 }

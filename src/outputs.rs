@@ -1,5 +1,5 @@
-//! The files a run writes, by name: the sitemap (or standard output), the shards beside it,
-//! and what a file must be for an output to replace it.
+//! The files a run writes, by name: the sitemap (or standard output), the shards or the
+//! groups' sitemaps beside it, and what a file must be for an output to replace it.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
@@ -15,6 +15,13 @@ use crate::atomic::dir_of;
 pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 pub const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
 pub const IMAGE_NS: &str = "http://www.google.com/schemas/sitemap-image/1.1";
+
+/// The group of the pages that no `--group` takes.
+pub const DEFAULT_GROUP: &str = "pages";
+
+/// The comment that opens a group's sitemap: what tells a group's file that a later run no
+/// longer writes from a sitemap another tool wrote beside ours, which stays.
+pub const GROUP_MARK: &str = "<!-- sitemapgen group sitemap -->";
 
 /// The sitemap's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +50,9 @@ impl Destination {
 
 /// The files a run may write: the output itself and, when the sitemap is split, the shards
 /// `STEM-1.xml`, `STEM-2.xml`, … beside it (`.txt` for text sitemaps, `.gz` added with
-/// --gzip), STEM being the output's name without those extensions.
+/// --gzip), STEM being the output's name without those extensions. With groups the output
+/// is an index over each group's sitemap, `STEM-NAME.xml`, split into `STEM-NAME-1.xml`,
+/// `STEM-NAME-2.xml`, … past the limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Files {
     /// The output as named: its directory holds the shards, its name gives their names and
@@ -54,13 +63,24 @@ pub struct Files {
     dir: PathBuf,
     stem: Vec<u8>,
     extension: &'static str,
+    /// The groups' names, the default group last; empty when the sitemap is not grouped.
+    groups: Vec<String>,
 }
 
 /// Every extension our shards may have, from this run or an earlier one.
 const EXTENSIONS: &[&str] = &[".xml.gz", ".xml", ".txt.gz", ".txt"];
 
 impl Files {
-    pub fn new(path: PathBuf, target: PathBuf, format: Format, gzip: bool) -> Files {
+    /// `groups` names the groups of `--group`, in order, without the default group; `grouped`
+    /// makes the output an index over the groups' sitemaps even when there are none (for
+    /// `--index-add`).
+    pub fn new(
+        path: PathBuf,
+        target: PathBuf,
+        (format, gzip): (Format, bool),
+        groups: &[String],
+        grouped: bool,
+    ) -> Files {
         let dir = dir_of(&path).to_path_buf();
         let name = path.file_name().unwrap_or_default().as_bytes();
         let stem = EXTENSIONS
@@ -74,13 +94,23 @@ impl Files {
             (Format::Txt, false) => ".txt",
             (Format::Txt, true) => ".txt.gz",
         };
+        let mut groups = groups.to_vec();
+        if grouped || !groups.is_empty() {
+            groups.push(DEFAULT_GROUP.to_string());
+        }
         Files {
             path,
             target,
             dir,
             stem,
             extension,
+            groups,
         }
+    }
+
+    /// The groups' names, the default group last; empty when the sitemap is not grouped.
+    pub fn groups(&self) -> &[String] {
+        &self.groups
     }
 
     /// Whether the output's name ends in one of the extensions of sitemaps.
@@ -96,29 +126,56 @@ impl Files {
         OsString::from_vec(name)
     }
 
-    /// Whether `name`, in the output's directory, is the output or a shard of it, in any of
-    /// our formats (plain or gzipped, XML or text, from this run or an earlier one).
+    /// The file name of a group's sitemap, or of its part `n` (from 1) when it is split.
+    pub fn group_name(&self, group: &str, part: Option<usize>) -> OsString {
+        let mut name = self.stem.clone();
+        name.push(b'-');
+        name.extend_from_slice(group.as_bytes());
+        if let Some(n) = part {
+            name.extend_from_slice(format!("-{n}").as_bytes());
+        }
+        name.extend_from_slice(self.extension.as_bytes());
+        OsString::from_vec(name)
+    }
+
+    /// Whether `name`, in the output's directory, is the output, a shard of it or a sitemap
+    /// of this run's groups, in any of our formats (plain or gzipped, XML or text, from this
+    /// run or an earlier one).
     pub fn is_ours(&self, name: &OsStr) -> bool {
         let name = name.as_bytes();
         Some(name) == self.path.file_name().map(OsStrExt::as_bytes)
-            || EXTENSIONS
-                .iter()
-                .any(|ext| name.strip_prefix(self.stem.as_slice()) == Some(ext.as_bytes()))
-            || EXTENSIONS
-                .iter()
-                .any(|ext| shard_number(name, &self.stem, ext).is_some())
+            || EXTENSIONS.iter().any(|ext| {
+                name.strip_prefix(self.stem.as_slice()) == Some(ext.as_bytes())
+                    || shard_number(name, &self.stem, ext).is_some()
+                    || self.groups.iter().any(|group| {
+                        group_part(name, &self.stem, ext)
+                            .is_some_and(|(named, _)| named == group.as_bytes())
+                    })
+            })
     }
 
-    /// Shards of this run's format numbered above `count`: left from an earlier, larger run.
-    pub fn stale_shards(&self, count: usize) -> Result<Vec<PathBuf>> {
+    /// What an earlier run left that this one, which writes `written`, does not replace:
+    /// shards of this run's format, and groups' sitemaps of this format that begin with our
+    /// mark (a group since renamed or dropped, or an earlier grouped run's).
+    pub fn stale(&self, written: &[PathBuf]) -> Result<Vec<PathBuf>> {
         let mut stale = Vec::new();
         let entries = fs::read_dir(&self.dir)
             .with_context(|| format!("cannot read {}", self.dir.display()))?;
         for entry in entries {
-            let name = entry?.file_name();
-            if shard_number(name.as_bytes(), &self.stem, self.extension).is_some_and(|n| n > count)
+            let entry = entry?;
+            let name = entry.file_name();
+            let path = self.dir.join(&name);
+            if written.contains(&path) {
+                continue;
+            }
+            let name = name.as_bytes();
+            // A group's file is read for the mark only when it is a file, not through a link.
+            if shard_number(name, &self.stem, self.extension).is_some()
+                || (group_part(name, &self.stem, self.extension).is_some()
+                    && entry.file_type()?.is_file()
+                    && sniff(&path)?.is_some_and(|start| begins_group(&start)))
             {
-                stale.push(self.dir.join(name));
+                stale.push(path);
             }
         }
         stale.sort();
@@ -147,13 +204,57 @@ fn shard_number(name: &[u8], stem: &[u8], extension: &str) -> Option<usize> {
     std::str::from_utf8(digits).ok()?.parse().ok()
 }
 
+/// The group's name and the part's number for `STEM-NAME.EXT` and `STEM-NAME-n.EXT`, NAME
+/// being a name `--group` takes.
+fn group_part<'n>(
+    name: &'n [u8],
+    stem: &[u8],
+    extension: &str,
+) -> Option<(&'n [u8], Option<usize>)> {
+    let rest = name
+        .strip_prefix(stem)?
+        .strip_prefix(b"-")?
+        .strip_suffix(extension.as_bytes())?;
+    let (group, part) = match rest.iter().rposition(|&b| b == b'-') {
+        Some(dash) if rest[dash + 1..].iter().all(u8::is_ascii_digit) => {
+            let part = shard_number(&rest[dash..], b"", "")?;
+            (&rest[..dash], Some(part))
+        }
+        _ => (rest, None),
+    };
+    is_group_name(group).then_some((group, part))
+}
+
+/// A group's name: a letter, then letters, digits, `_` and `-`, at most 64 bytes, not
+/// ending in `-` and digits (which would read as a part's number).
+pub fn is_group_name(name: &[u8]) -> bool {
+    let ends_in_number = name
+        .iter()
+        .rposition(|&b| b == b'-')
+        .is_some_and(|dash| name[dash + 1..].iter().all(u8::is_ascii_digit));
+    name.len() <= 64
+        && name.first().is_some_and(u8::is_ascii_alphabetic)
+        && name
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && !ends_in_number
+}
+
 /// Whether the file at `path` may be replaced by a sitemap: it does not exist, is empty, or
 /// is a sitemap (an XML urlset or index, gzipped or not, or a text sitemap). Anything else
 /// is someone's file that a sitemap must not overwrite.
 pub fn looks_like_sitemap(path: &Path) -> Result<bool> {
+    Ok(match sniff(path)? {
+        None => true,
+        Some(start) => String::from_utf8_lossy(&start).trim().is_empty() || begins_sitemap(&start),
+    })
+}
+
+/// The first bytes of the file at `path`, decompressed if it is gzip; None if there is none.
+fn sniff(path: &Path) -> Result<Option<Vec<u8>>> {
     let file = match File::open(path) {
         Ok(file) => file,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(true),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
     let mut start = Vec::with_capacity(SNIFF);
@@ -169,7 +270,15 @@ pub fn looks_like_sitemap(path: &Path) -> Result<bool> {
             .read_to_end(&mut plain);
         start = plain;
     }
-    Ok(String::from_utf8_lossy(&start).trim().is_empty() || begins_sitemap(&start))
+    Ok(Some(start))
+}
+
+/// Whether `start`, the first bytes of a document (uncompressed), begin a group's sitemap
+/// of ours: our mark before the urlset.
+fn begins_group(start: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(start);
+    text.find(GROUP_MARK)
+        .is_some_and(|mark| text.find("<urlset").is_some_and(|root| mark < root))
 }
 
 /// Whether `start`, the first bytes of a document (uncompressed), begin a sitemap: an XML
@@ -193,18 +302,19 @@ mod tests {
     #[test]
     fn shards_are_named_after_the_output() {
         let path = PathBuf::from("public/sitemap.xml");
-        let files = Files::new(path.clone(), path, Format::Xml, false);
+        let files = Files::new(path.clone(), path, (Format::Xml, false), &[], false);
         assert_eq!(files.shard_name(2), "sitemap-2.xml");
         assert_eq!(files.dir(), Path::new("public"));
         let gz = Files::new(
             PathBuf::from("map.xml.gz"),
             PathBuf::from("x"),
-            Format::Xml,
-            true,
+            (Format::Xml, true),
+            &[],
+            false,
         );
         let text = PathBuf::from("s.txt");
         assert_eq!(
-            Files::new(text.clone(), text, Format::Txt, false).shard_name(1),
+            Files::new(text.clone(), text, (Format::Txt, false), &[], false).shard_name(1),
             "s-1.txt"
         );
         assert_eq!(gz.shard_name(10), "map-10.xml.gz");
@@ -223,8 +333,58 @@ mod tests {
             "sitemap-x.xml",
             "sitemap-1.html",
             "news-1.xml",
+            "sitemap-blog.xml",
         ] {
             assert!(!files.is_ours(OsStr::new(theirs)), "{theirs}");
+        }
+    }
+
+    #[test]
+    fn groups_sitemaps_are_named_after_the_output_and_the_group() {
+        let path = PathBuf::from("public/sitemap.xml.gz");
+        let groups = ["blog".to_string(), "api-v2".to_string()];
+        let files = Files::new(path.clone(), path, (Format::Xml, true), &groups, false);
+        assert_eq!(files.groups(), ["blog", "api-v2", DEFAULT_GROUP]);
+        assert_eq!(files.group_name("blog", None), "sitemap-blog.xml.gz");
+        assert_eq!(
+            files.group_name("api-v2", Some(3)),
+            "sitemap-api-v2-3.xml.gz"
+        );
+        for ours in [
+            "sitemap-blog.xml.gz",
+            "sitemap-blog-2.xml",
+            "sitemap-api-v2.xml",
+            "sitemap-pages-12.xml.gz",
+        ] {
+            assert!(files.is_ours(OsStr::new(ours)), "{ours}");
+        }
+        for theirs in [
+            "sitemap-news.xml",
+            "sitemap-blog-02.xml",
+            "sitemap-blog-.xml",
+        ] {
+            assert!(!files.is_ours(OsStr::new(theirs)), "{theirs}");
+        }
+        let path = PathBuf::from("sitemap.xml");
+        let added_only = Files::new(path.clone(), path, (Format::Xml, false), &[], true);
+        assert_eq!(added_only.groups(), [DEFAULT_GROUP]);
+        assert_eq!(
+            group_part(b"sitemap-a-b-7.xml", b"sitemap", ".xml"),
+            Some((&b"a-b"[..], Some(7)))
+        );
+        assert_eq!(group_part(b"sitemap-7.xml", b"sitemap", ".xml"), None);
+    }
+
+    #[test]
+    fn group_names_make_plain_file_names() {
+        for good in ["blog", "API_docs", "v2-beta", "a"] {
+            assert!(is_group_name(good.as_bytes()), "{good}");
+        }
+        let long = "a".repeat(65);
+        for bad in [
+            "", "2024", "-blog", "blog-2", "blog-", "blog.old", "bl/og", "bl og", "é", &long,
+        ] {
+            assert!(!is_group_name(bad.as_bytes()), "{bad}");
         }
     }
 }

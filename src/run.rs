@@ -101,7 +101,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
         bail!("{stop}");
     }
     let done = collector.finish(&settings.sitemap, report)?;
-    let shards = done.len();
+    let shards = done.iter().map(Vec::len).sum();
     let outputs = sitemap::arrange(&settings.sitemap, done)?;
     let Destination::File(files) = &settings.sitemap.destination else {
         // A preview on standard output: no state, no robots.txt.
@@ -115,7 +115,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     // robots.txt is read now, so that one that cannot be taken stops the run unchanged.
     let robots = publish::plan_robots(&settings.publish, files, format, shards, report)?;
     if settings.check {
-        return check::compare(files, outputs, shards, robots, churn_stop, report);
+        return check::compare(files, outputs, robots, churn_stop, report);
     }
     let wrote_robots = robots.is_some();
     let mut companions = decider.into_files()?;
@@ -154,6 +154,10 @@ fn place(
     robots: bool,
     report: &mut Report,
 ) -> String {
+    if !files.groups().is_empty() {
+        let sitemaps = report::count(shards as u64, "sitemap");
+        return format!("in {sitemaps} indexed by {}", files.path.display());
+    }
     if shards == 1 {
         return format!("to {}", files.path.display());
     }

@@ -17,14 +17,12 @@ use crate::report::Report;
 pub fn compare(
     files: &Files,
     outputs: Vec<(PathBuf, Written<Temp>)>,
-    shards: usize,
     robots: Option<robots::Plan>,
     churn_stop: Option<anyhow::Error>,
     report: &mut Report,
 ) -> Result<()> {
-    let mut same = files
-        .stale_shards(if shards == 1 { 0 } else { shards })?
-        .is_empty();
+    let written: Vec<PathBuf> = outputs.iter().map(|(path, _)| path.clone()).collect();
+    let mut same = files.stale(&written)?.is_empty();
     // The new URLs, read back from the new documents, for the summary.
     let mut new = previous::Urls::new();
     for (path, written) in outputs {

@@ -14,7 +14,9 @@ use crate::scan::digest::Mode;
 use crate::scan::images::parse_host;
 use crate::scan::select::Selector;
 use crate::url::BaseUrl;
-use crate::walk::rules::{ValueRule, check_glob, parse_changefreq_rule, parse_priority_rule};
+use crate::walk::rules::{
+    GroupRule, ValueRule, check_glob, parse_changefreq_rule, parse_group_rule, parse_priority_rule,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -79,6 +81,18 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 50_000,
           value_parser = clap::value_parser!(u32).range(1..=50_000))]
     pub max_urls: u32,
+
+    /// Put the pages matching GLOB into a sitemap of their own, sitemap-NAME.xml, under the
+    /// index (repeatable; the last matching rule wins; the pages no group takes go to
+    /// sitemap-pages.xml)
+    #[arg(long, value_name = "NAME=GLOB", value_parser = ours(parse_group_rule))]
+    pub group: Vec<GroupRule>,
+
+    /// List the sitemap at URL, written by another tool, in the index (repeatable; URL must
+    /// lie under the index's directory); the pages go to sitemap-pages.xml
+    #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
+          value_parser = ours(|text| parse_http_url(text, "--index-add")))]
+    pub index_add: Vec<url::Url>,
 
     /// Files that count as pages (repeatable) [default: *.html, *.htm]
     #[arg(long, value_name = "GLOB", value_parser = glob_arg("--include"))]

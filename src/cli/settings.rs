@@ -18,7 +18,7 @@ use crate::run::Settings;
 use crate::scan::digest::{DigestRules, Mode};
 use crate::scan::images::ImageRules;
 use crate::url::{Mapping, encode_path};
-use crate::walk::rules::{RuleSpec, Rules, ValueRules};
+use crate::walk::rules::{GroupRules, RuleSpec, Rules, ValueRules};
 use crate::walk::{ListFrom, Source};
 use crate::{decide, indexnow, publish, sitemap, walk};
 
@@ -136,12 +136,24 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         Err(err) => bail!("DIR {}: {err}", dir.display()),
     }
     let format = cli.format;
+    let groups = GroupRules::new(&cli.group)?;
+    let grouped = !cli.group.is_empty() || !cli.index_add.is_empty();
+    if grouped && format == Format::Txt {
+        bail!(
+            "a text sitemap has no index to group sitemaps under: drop --group and \
+             --index-add, or --format txt"
+        );
+    }
+    let files = |path, target| {
+        let format = (format, cli.gzip);
+        Files::new(path, target, format, groups.names(), grouped)
+    };
     let destination = match cli.output {
         Some(path) if path.as_os_str() == "-" => Destination::Stdout,
         Some(path) => {
             check_gzip_name(&path, cli.gzip)?;
             let target = output_file(&path, &format!("-o {}", path.display()))?;
-            Destination::File(Files::new(path, target, format, cli.gzip))
+            Destination::File(files(path, target))
         }
         None => {
             let name = format!(
@@ -161,7 +173,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
                      DIR only where -o says so\nhint: name it with -o, or remove the link"
                 );
             }
-            Destination::File(Files::new(path, target, format, cli.gzip))
+            Destination::File(files(path, target))
         }
     };
     let own_output = match &destination {
@@ -192,6 +204,19 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     if cli.robots && dir_url.is_none() {
         bail!("--robots needs the output inside DIR, where it has a public URL");
     }
+    if grouped && preview {
+        bail!("-o - shows one file, and --group and --index-add make an index over several");
+    }
+    if grouped && dir_url.is_none() {
+        bail!(
+            "--group and --index-add make an index over sitemaps beside it, which need the \
+             output inside DIR, where they have public URLs"
+        );
+    }
+    let index_add = match (&destination, &dir_url) {
+        (Destination::File(files), Some(dir_url)) => index_add(cli.index_add, files, dir_url)?,
+        _ => Vec::new(),
+    };
     let rules = Rules::new(&RuleSpec {
         includes: &cli.include,
         excludes: &cli.exclude,
@@ -250,6 +275,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             images,
             changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
             priority: ValueRules::new(&cli.priority, "--priority")?,
+            groups,
             lastmod: lastmod::Settings {
                 mode: lastmod,
                 source_date_epoch,
@@ -284,6 +310,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
                 cli.write_xsl
                     .then(|| format!("{}{}", base.path(), publish::STYLESHEET))
             }),
+            index_add,
         },
         publish: publish::Settings {
             root: dir,
@@ -300,6 +327,34 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             usize::from,
         ),
     })
+}
+
+/// `--index-add`'s URLs, each under the index's directory `dir_url` (the protocol lets an
+/// index list only those), none twice, none a file of this run's sitemap.
+fn index_add(urls: Vec<url::Url>, files: &Files, dir_url: &str) -> Result<Vec<String>> {
+    let mut added: Vec<String> = Vec::with_capacity(urls.len());
+    for url in urls {
+        let url = String::from(url);
+        let flag = format!("--index-add {url}");
+        let Some(rest) = url.strip_prefix(dir_url).filter(|rest| !rest.is_empty()) else {
+            bail!(
+                "{flag} does not lie under {dir_url}, the index's directory: an index may \
+                 list only the sitemaps under its own directory"
+            );
+        };
+        if url.contains('#') || url.len() >= crate::url::MAX_LOC_LEN {
+            bail!("{flag}: a sitemap's URL has no fragment and is under 2,048 characters");
+        }
+        let name = percent_encoding::percent_decode_str(rest).collect::<Vec<u8>>();
+        if files.is_ours(std::ffi::OsStr::from_bytes(&name)) {
+            bail!("{flag} names a file this run writes");
+        }
+        if added.contains(&url) {
+            bail!("{flag} is given twice");
+        }
+        added.push(url);
+    }
+    Ok(added)
 }
 
 fn list_from(arg: OsString) -> ListFrom {

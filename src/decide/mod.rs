@@ -24,7 +24,7 @@ use crate::scan::pool::Read;
 use crate::scan::{Scanned, Want};
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping, PagePath, encode_path};
 use crate::walk::Page;
-use crate::walk::rules::ValueRules;
+use crate::walk::rules::{GroupRules, ValueRules};
 use lastmod::{Churn, Dater, Listed};
 use robots::Disallow;
 use verdict::{Form, Verdict};
@@ -44,6 +44,8 @@ pub struct Settings {
     pub robots_txt: Option<std::path::PathBuf>,
     pub changefreq: ValueRules,
     pub priority: ValueRules,
+    /// --group: which group's sitemap lists each page.
+    pub groups: GroupRules,
     pub lastmod: lastmod::Settings,
     /// --images: what images are listed.
     pub images: Option<ImageRules>,
@@ -57,6 +59,7 @@ pub struct Planned<'s> {
     loc: String,
     changefreq: Option<&'s str>,
     priority: Option<&'s str>,
+    group: usize,
 }
 
 pub struct Decider<'s> {
@@ -93,8 +96,10 @@ impl<'s> Decider<'s> {
         let settings = self.settings;
         let computed = settings.mapping.page_path(&page.rel);
         let loc = settings.base.join(&computed.path);
-        let values = !(settings.changefreq.is_empty() && settings.priority.is_empty());
-        let candidate = values.then(|| Candidate::new(&page.rel));
+        let rules = !(settings.changefreq.is_empty()
+            && settings.priority.is_empty()
+            && settings.groups.is_empty());
+        let candidate = rules.then(|| Candidate::new(&page.rel));
         let value = |rules: &'s ValueRules| candidate.as_ref().and_then(|c| rules.value(c));
         let html = html::is_page(&page.rel);
         // A page --state must digest is read once, whole, for its head as well.
@@ -120,6 +125,7 @@ impl<'s> Decider<'s> {
         let planned = Planned {
             changefreq: value(&settings.changefreq),
             priority: value(&settings.priority),
+            group: candidate.as_ref().map_or(0, |c| settings.groups.group(c)),
             page,
             computed,
             loc,
@@ -142,6 +148,7 @@ impl<'s> Decider<'s> {
             loc,
             changefreq,
             priority,
+            group,
         } = planned;
         if too_long(&page, &loc, report)? {
             return Ok(None);
@@ -220,6 +227,7 @@ impl<'s> Decider<'s> {
             alternates,
             images: scanned.images.urls,
             loc,
+            group,
         }))
     }
 

@@ -171,12 +171,13 @@ pub fn commit(
         Some(plan) => plan.write()?.map(|written| (written, &plan.path)),
         None => None,
     };
+    let written: Vec<PathBuf> = outputs.iter().map(|(path, _)| path.clone()).collect();
     let _turn = Publishing::lock(files.dir())?;
     publish(outputs, companions)?;
     if let Some((written, path)) = robots {
         written.publish(path)?;
     }
-    remove_stale(files, format, shards, report)
+    remove_stale(files, format, shards, &written, report)
 }
 
 /// Makes the new sitemap visible, the index last. The companions (the state, the changes,
@@ -213,11 +214,17 @@ fn publish(
     }
 }
 
-/// Removes what an earlier run left that this one does not replace: shards past the new
-/// count (all of them when the sitemap is not split), and for a split text sitemap the
-/// unsplit output.
-fn remove_stale(files: &Files, format: Format, shards: usize, report: &mut Report) -> Result<()> {
-    let mut stale = files.stale_shards(if shards == 1 { 0 } else { shards })?;
+/// Removes what an earlier run left that this one, which wrote `written`, does not replace:
+/// shards past the new count (all of them when the sitemap is not split), groups' sitemaps
+/// of ours it no longer writes, and for a split text sitemap the unsplit output.
+fn remove_stale(
+    files: &Files,
+    format: Format,
+    shards: usize,
+    written: &[PathBuf],
+    report: &mut Report,
+) -> Result<()> {
+    let mut stale = files.stale(written)?;
     // The unsplit text sitemap of an earlier run; through a symlink it may be anyone's file.
     if format == Format::Txt && shards > 1 {
         match std::fs::symlink_metadata(&files.path) {

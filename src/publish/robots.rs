@@ -125,7 +125,13 @@ mod tests {
 
     fn rewrite_str(old: Option<&str>, urls: &[&str]) -> String {
         let path = PathBuf::from("site/sitemap.xml");
-        let files = Files::new(path.clone(), path, crate::outputs::Format::Xml, false);
+        let files = Files::new(
+            path.clone(),
+            path,
+            (crate::outputs::Format::Xml, false),
+            &[],
+            false,
+        );
         let urls: Vec<String> = urls.iter().map(|u| u.to_string()).collect();
         String::from_utf8(rewrite(old.map(str::as_bytes), &urls, &files)).unwrap()
     }

@@ -3,6 +3,10 @@
 //! added near the end rewrites only the last shards. One document is the sitemap itself;
 //! more become `STEM-1.xml`, `STEM-2.xml`, … with the output as their index.
 //!
+//! With groups (`--group`, `--index-add`), each group's URLs go into documents of their own,
+//! `STEM-NAME.xml` (or `STEM-NAME-1.xml`, … past the limits), and the output is always the
+//! index over them, and over the sitemaps `--index-add` names.
+//!
 //! When heads are read, hreflang alternates can only be checked once every URL is known:
 //! the URLs then wait in a spool for a second pass, which also knows by then which
 //! extensions' namespaces (alternates, images) the documents must declare.
@@ -11,6 +15,7 @@ pub mod alternates;
 pub mod spool;
 pub mod xml;
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -41,6 +46,18 @@ pub struct Settings {
     pub scratch: bool,
     /// --xsl (or --write-xsl's stylesheet): the href of every XML file's stylesheet.
     pub stylesheet: Option<String>,
+    /// --index-add: the URLs of others' sitemaps, which the index lists after the groups'.
+    pub index_add: Vec<String>,
+}
+
+impl Settings {
+    /// The groups' names, the default group last; empty when the sitemap is not grouped.
+    fn groups(&self) -> &[String] {
+        match &self.destination {
+            Destination::File(files) => files.groups(),
+            Destination::Stdout => &[],
+        }
+    }
 }
 
 /// A complete document, not yet published, and the newest lastmod among its URLs (compared
@@ -53,7 +70,7 @@ pub struct Done {
 /// Where the URLs go as they are decided.
 pub enum Collector<'s> {
     /// Straight into the sitemap.
-    Direct(Box<Writer<'s>>),
+    Direct(Writers<'s>),
     /// Into the spool, for a second pass once every URL and alternate is known; and whether
     /// any URL has images.
     Spooled(Spool, Links, bool),
@@ -65,7 +82,7 @@ impl<'s> Collector<'s> {
         Ok(if spooled {
             Collector::Spooled(Spool::new()?, Links::default(), false)
         } else {
-            Collector::Direct(Box::new(Writer::new(settings, Extensions::default())?))
+            Collector::Direct(Writers::new(settings, Extensions::default()))
         })
     }
 
@@ -80,8 +97,9 @@ impl<'s> Collector<'s> {
         }
     }
 
-    /// The documents. `settings` are those the collector was made with.
-    pub fn finish(self, settings: &'s Settings, report: &mut Report) -> Result<Vec<Done>> {
+    /// The documents of each group (of the one group when there are none). `settings` are
+    /// those the collector was made with.
+    pub fn finish(self, settings: &'s Settings, report: &mut Report) -> Result<Vec<Vec<Done>>> {
         match self {
             Collector::Direct(writer) => writer.finish(),
             Collector::Spooled(mut spool, links, image) => {
@@ -98,7 +116,7 @@ fn write_spooled(
     mut links: Links,
     image: bool,
     report: &mut Report,
-) -> Result<Vec<Done>> {
+) -> Result<Vec<Vec<Done>>> {
     let xhtml = links.any();
     if xhtml {
         for entry in spool.replay()? {
@@ -106,17 +124,54 @@ fn write_spooled(
         }
     }
     // Every file of the sitemap declares the namespaces some URL of it uses.
-    let mut writer = Writer::new(settings, Extensions { xhtml, image })?;
+    let mut writers = Writers::new(settings, Extensions { xhtml, image });
     for entry in spool.replay()? {
         let mut entry = entry?;
         links.check(&mut entry, report)?;
-        writer.push(entry)?;
+        writers.push(entry)?;
     }
-    writer.finish()
+    writers.finish()
+}
+
+/// A writer for each group, opened at the group's first URL.
+pub struct Writers<'s> {
+    settings: &'s Settings,
+    extensions: Extensions,
+    groups: Vec<Option<Writer<'s>>>,
+}
+
+impl<'s> Writers<'s> {
+    fn new(settings: &'s Settings, extensions: Extensions) -> Self {
+        let count = settings.groups().len().max(1);
+        Writers {
+            settings,
+            extensions,
+            groups: (0..count).map(|_| None).collect(),
+        }
+    }
+
+    fn push(&mut self, entry: Entry) -> Result<()> {
+        let Some(slot) = self.groups.get_mut(entry.group) else {
+            bail!("{} belongs to no group", entry.loc);
+        };
+        let writer = match slot {
+            Some(writer) => writer,
+            None => slot.insert(Writer::new(self.settings, self.extensions)?),
+        };
+        writer.push(entry)
+    }
+
+    /// Each group's documents, in the groups' order (none for a group without URLs).
+    fn finish(self) -> Result<Vec<Vec<Done>>> {
+        self.groups
+            .into_iter()
+            .map(|writer| writer.map_or(Ok(Vec::new()), Writer::finish))
+            .collect()
+    }
 }
 
 /// URLs into one document, or shards at the limits.
-pub struct Writer<'s> {
+struct Writer<'s> {
     settings: &'s Settings,
     extensions: Extensions,
     shard: Shard,
@@ -144,6 +199,7 @@ impl Shard {
                 open(settings)?,
                 extensions,
                 settings.stylesheet.as_deref(),
+                !settings.groups().is_empty(),
             )?,
             urls: 0,
             newest: None,
@@ -225,42 +281,58 @@ fn can_split(settings: &Settings) -> Result<&str> {
 }
 
 /// Every file to publish with its target, the index last: the output alone, or the shards
-/// and the index over them (a text sitemap has no index: its shards stand alone). Standard
-/// output's target is `-`.
-pub fn arrange(settings: &Settings, mut done: Vec<Done>) -> Result<Vec<(PathBuf, Written<Temp>)>> {
+/// or the groups' documents and the index over them (a text sitemap has no index: its
+/// shards stand alone). Standard output's target is `-`.
+pub fn arrange(settings: &Settings, done: Vec<Vec<Done>>) -> Result<Vec<(PathBuf, Written<Temp>)>> {
     let files = match &settings.destination {
-        Destination::Stdout => return Ok(vec![(PathBuf::from("-"), done.remove(0).written)]),
+        Destination::Stdout => {
+            let only = done.into_iter().flatten().next();
+            let only = only.context("standard output has no sitemap to show")?;
+            return Ok(vec![(PathBuf::from("-"), only.written)]);
+        }
         Destination::File(files) => files,
     };
-    if done.len() == 1 {
-        return Ok(vec![(files.target.clone(), done.remove(0).written)]);
-    }
+    let named: Vec<(OsString, Done)> = if files.groups().is_empty() {
+        let mut shards: Vec<Done> = done.into_iter().flatten().collect();
+        if shards.len() == 1 {
+            return Ok(vec![(files.target.clone(), shards.remove(0).written)]);
+        }
+        let numbered = (1..).map(|n| files.shard_name(n));
+        numbered.zip(shards).collect()
+    } else {
+        let mut named = Vec::new();
+        for (group, documents) in files.groups().iter().zip(done) {
+            let split = documents.len() > 1;
+            for (i, document) in documents.into_iter().enumerate() {
+                named.push((files.group_name(group, split.then_some(i + 1)), document));
+            }
+        }
+        named
+    };
     let dir_url = can_split(settings)?;
     let index = match settings.format {
         Format::Txt => None,
-        Format::Xml => Some(index(settings, files, dir_url, &done)?),
+        Format::Xml => Some(index(settings, files, dir_url, &named)?),
     };
-    let mut outputs: Vec<_> = done
+    let mut outputs: Vec<_> = named
         .into_iter()
-        .enumerate()
-        .map(|(i, shard)| (files.shard_path(i + 1), shard.written))
+        .map(|(name, document)| (files.dir().join(name), document.written))
         .collect();
     outputs.extend(index.map(|index| (files.target.clone(), index)));
     Ok(outputs)
 }
 
-/// The sitemap index over `shards`, not yet published.
+/// The sitemap index over `documents`, then the sitemaps of `--index-add`, not yet
+/// published.
 fn index(
     settings: &Settings,
     files: &Files,
     dir_url: &str,
-    shards: &[Done],
+    documents: &[(OsString, Done)],
 ) -> Result<Written<Temp>> {
-    if shards.len() > MAX_ENTRIES {
-        bail!(
-            "{} shards are more than a sitemap index may list ({MAX_ENTRIES})",
-            shards.len()
-        );
+    let count = documents.len() + settings.index_add.len();
+    if count > MAX_ENTRIES {
+        bail!("{count} sitemaps are more than a sitemap index may list ({MAX_ENTRIES})");
     }
     let index_context = || format!("cannot write {}", files.path.display());
     let mut index = Document::new(
@@ -268,16 +340,20 @@ fn index(
         open(settings)?,
         Extensions::default(),
         settings.stylesheet.as_deref(),
+        false,
     )
     .with_context(index_context)?;
+    let ours = documents.iter().map(|(name, document)| Entry {
+        loc: format!("{dir_url}{}", encode_path(Path::new(name))),
+        lastmod: document.newest.clone(),
+        ..Entry::default()
+    });
+    let added = settings.index_add.iter().map(|loc| Entry {
+        loc: loc.clone(),
+        ..Entry::default()
+    });
     let mut rendered = Vec::new();
-    for (i, shard) in shards.iter().enumerate() {
-        let name = files.shard_name(i + 1);
-        let entry = Entry {
-            loc: format!("{dir_url}{}", encode_path(Path::new(&name))),
-            lastmod: shard.newest.clone(),
-            ..Entry::default()
-        };
+    for entry in ours.chain(added) {
         xml::render(Kind::Index, &entry, &mut rendered).with_context(index_context)?;
         if !index.fits(rendered.len()) {
             bail!("the sitemap index would pass the protocol's 50 MiB limit");

@@ -22,11 +22,12 @@ impl Spool {
         })
     }
 
-    /// Spools an entry: loc, lastmod, changefreq, priority, the number of images, the
-    /// images, then the alternates' hreflang and href. No field holds a tab or a newline:
+    /// Spools an entry: its group, loc, lastmod, changefreq, priority, the number of images,
+    /// the images, then the alternates' hreflang and href. No field holds a tab or a newline:
     /// locs, images and hrefs are serialized URLs, dates and words are validated, hreflang
     /// values are checked on reading.
     pub fn push(&mut self, record: &Entry) -> io::Result<()> {
+        write!(self.out, "{}\t", record.group)?;
         self.out.write_all(record.loc.as_bytes())?;
         for field in [&record.lastmod, &record.changefreq, &record.priority] {
             self.out.write_all(b"\t")?;
@@ -63,6 +64,7 @@ fn parse(line: &str) -> Result<Entry> {
     let mut next = || fields.next().map(str::to_string);
     let optional = |value: Option<String>| value.filter(|v| !v.is_empty());
     let damaged = || anyhow::anyhow!("a spooled URL is damaged");
+    let group: usize = next().and_then(|n| n.parse().ok()).ok_or_else(damaged)?;
     let (Some(loc), lastmod, changefreq, priority) = (next(), next(), next(), next()) else {
         return Err(damaged());
     };
@@ -77,6 +79,7 @@ fn parse(line: &str) -> Result<Entry> {
             .map(|_| next())
             .collect::<Option<_>>()
             .ok_or_else(damaged)?,
+        group,
     };
     while let (Some(lang), Some(href)) = (next(), next()) {
         record.alternates.push(Alternate { lang, href });
@@ -104,6 +107,7 @@ mod tests {
                     "https://example.com/a.png".into(),
                     "https://cdn.example.net/b.png".into(),
                 ],
+                group: 3,
             },
             Entry {
                 loc: "https://example.com/a".into(),

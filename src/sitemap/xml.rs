@@ -10,7 +10,7 @@ use xml::escape::escape_str_attribute;
 
 use crate::entry::{Alternate, Entry};
 
-pub use crate::outputs::{IMAGE_NS, SITEMAP_NS, XHTML_NS};
+pub use crate::outputs::{GROUP_MARK, IMAGE_NS, SITEMAP_NS, XHTML_NS};
 
 /// The protocol's limits for one file, uncompressed.
 pub const MAX_ENTRIES: usize = 50_000;
@@ -130,12 +130,14 @@ fn closing_len(kind: Kind) -> u64 {
 
 impl<W: Write> Document<W> {
     /// `extensions` names the namespaces to declare on the root; `stylesheet` is the href
-    /// of an XSL stylesheet that browsers show the document through.
+    /// of an XSL stylesheet that browsers show the document through; `group` marks a
+    /// group's sitemap as ours.
     pub fn new(
         kind: Kind,
         sink: W,
         extensions: Extensions,
         stylesheet: Option<&str>,
+        group: bool,
     ) -> Result<Self> {
         let mut out = Counting {
             inner: sink,
@@ -149,6 +151,9 @@ impl<W: Write> Document<W> {
                     "<?xml-stylesheet type=\"text/xsl\" href=\"{}\"?>",
                     escape_str_attribute(href)
                 )?;
+            }
+            if group {
+                writeln!(out, "{GROUP_MARK}")?;
             }
             write!(out, "<{} xmlns=\"{SITEMAP_NS}\"", kind.root())?;
             if extensions.xhtml {
@@ -254,7 +259,7 @@ mod tests {
 
     #[test]
     fn writes_children_in_protocol_order_and_escapes_loc() {
-        let mut doc = Document::new(Kind::Urlset, Vec::new(), XHTML, None).unwrap();
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), XHTML, None, false).unwrap();
         put(
             &mut doc,
             &Entry {
@@ -267,6 +272,7 @@ mod tests {
                     href: "https://example.com/de/it's".into(),
                 }],
                 images: Vec::new(),
+                group: 0,
             },
         )
         .unwrap();
@@ -298,7 +304,7 @@ mod tests {
             xhtml: false,
             image: true,
         };
-        let mut doc = Document::new(Kind::Urlset, Vec::new(), extensions, None).unwrap();
+        let mut doc = Document::new(Kind::Urlset, Vec::new(), extensions, None, false).unwrap();
         let images = vec![
             "https://example.com/a&b.png".to_string(),
             "https://cdn.example.net/it's.png".to_string(),
@@ -340,7 +346,8 @@ mod tests {
 
     #[test]
     fn a_value_with_a_control_character_is_refused_before_anything_is_written() {
-        let mut doc = Document::new(Kind::Urlset, Vec::new(), Extensions::default(), None).unwrap();
+        let mut doc =
+            Document::new(Kind::Urlset, Vec::new(), Extensions::default(), None, false).unwrap();
         let before = doc.out.bytes;
         let err = put(&mut doc, &entry("https://example.com/a\u{1}b", None));
         assert!(err.unwrap_err().to_string().contains("U+0001"));
@@ -359,8 +366,28 @@ mod tests {
     }
 
     #[test]
+    fn a_groups_sitemap_carries_our_mark_after_the_stylesheet() {
+        let doc = Document::new(
+            Kind::Urlset,
+            Vec::new(),
+            Extensions::default(),
+            Some("/s.xsl"),
+            true,
+        );
+        let (bytes, _) = doc.unwrap().finish().unwrap();
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <?xml-stylesheet type=\"text/xsl\" href=\"/s.xsl\"?>\n\
+             <!-- sitemapgen group sitemap -->\n\
+             <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n</urlset>\n"
+        );
+    }
+
+    #[test]
     fn a_text_sitemap_is_a_url_per_line() {
-        let mut doc = Document::new(Kind::Text, Vec::new(), Extensions::default(), None).unwrap();
+        let mut doc =
+            Document::new(Kind::Text, Vec::new(), Extensions::default(), None, false).unwrap();
         let url = entry("https://example.com/a&b", Some("2024-05-01"));
         assert_eq!(put(&mut doc, &url).unwrap(), 24);
         let (bytes, len) = doc.finish().unwrap();
@@ -370,12 +397,14 @@ mod tests {
 
     #[test]
     fn an_index_lists_sitemaps_and_sizes_are_exact() {
-        let mut doc = Document::new(Kind::Index, Vec::new(), Extensions::default(), None).unwrap();
+        let mut doc =
+            Document::new(Kind::Index, Vec::new(), Extensions::default(), None, false).unwrap();
         let shard = entry("https://example.com/sitemap-1.xml", Some("2024-05-01"));
-        let (empty, before) = Document::new(Kind::Index, Vec::new(), Extensions::default(), None)
-            .unwrap()
-            .finish()
-            .unwrap();
+        let (empty, before) =
+            Document::new(Kind::Index, Vec::new(), Extensions::default(), None, false)
+                .unwrap()
+                .finish()
+                .unwrap();
         let len = put(&mut doc, &shard).unwrap();
         let (bytes, total) = doc.finish().unwrap();
         assert_eq!(total, before + len as u64);

@@ -1,4 +1,5 @@
-//! Glob rules: which files are pages, which are left out, and per-page changefreq/priority.
+//! Glob rules: which files are pages, which are left out, per-page changefreq/priority, and
+//! the group whose sitemap lists a page.
 //!
 //! Globs match the `/`-separated path relative to DIR, as in .gitignore: a glob without `/`
 //! matches a name at any depth, a glob with `/` is anchored at DIR, a final `/` matches
@@ -14,7 +15,7 @@ use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::atomic::is_temp_name;
 use crate::html;
-use crate::outputs::Files;
+use crate::outputs::{DEFAULT_GROUP, Files, is_group_name};
 use crate::report::Reason;
 
 /// 404 pages and search-engine ownership verification pages are never meant to be indexed.
@@ -334,6 +335,90 @@ fn parse_value_rule(
     })
 }
 
+/// A `NAME=GLOB` rule of `--group`, its name checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupRule {
+    name: String,
+    glob: String,
+}
+
+pub fn parse_group_rule(rule: &str) -> Result<GroupRule> {
+    let Some((name, glob)) = rule.split_once('=') else {
+        bail!("--group {rule:?} must have the form NAME=GLOB");
+    };
+    if name == DEFAULT_GROUP {
+        bail!(
+            "--group {rule:?}: {DEFAULT_GROUP} is the default group's name (the pages no group \
+             takes); name this group otherwise"
+        );
+    }
+    if !is_group_name(name.as_bytes()) {
+        bail!(
+            "--group {rule:?}: a group's name is a letter, then letters, digits, _ and -, at \
+             most 64, not ending in - or a - and digits (it names the file sitemap-{name}.xml)"
+        );
+    }
+    if glob.ends_with('/') {
+        bail!("--group {rule:?} names a directory; use {name}={glob}**");
+    }
+    compile(glob, "--group")?;
+    Ok(GroupRule {
+        name: name.to_string(),
+        glob: glob.to_string(),
+    })
+}
+
+/// `--group` rules: a name given again adds globs to its group; the last matching rule wins,
+/// as for `--changefreq`.
+#[derive(Debug, Default)]
+pub struct GroupRules {
+    globs: GlobSet,
+    /// The group of each rule, by index into `names`.
+    groups: Vec<usize>,
+    /// The groups in the order their names first come, without the default group.
+    names: Vec<String>,
+}
+
+impl GroupRules {
+    pub fn new(rules: &[GroupRule]) -> Result<Self> {
+        let mut globs = GlobSetBuilder::new();
+        let mut names: Vec<String> = Vec::new();
+        let mut groups = Vec::new();
+        for rule in rules {
+            globs.add(compile(&rule.glob, "--group")?);
+            let group = match names.iter().position(|name| *name == rule.name) {
+                Some(group) => group,
+                None => {
+                    names.push(rule.name.clone());
+                    names.len() - 1
+                }
+            };
+            groups.push(group);
+        }
+        Ok(GroupRules {
+            globs: globs.build()?,
+            groups,
+            names,
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The groups' names, without the default group.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The group of a page: the index of its name, or one past the last for the default
+    /// group.
+    pub fn group(&self, candidate: &Candidate) -> usize {
+        let last = self.globs.matches_candidate(candidate).into_iter().max();
+        last.map_or(self.names.len(), |rule| self.groups[rule])
+    }
+}
+
 impl ValueRules {
     pub fn new(rules: &[ValueRule], flag: &str) -> Result<Self> {
         let mut globs = GlobSetBuilder::new();
@@ -394,7 +479,13 @@ mod tests {
     fn rules(excludes: &[&str]) -> Rules {
         let excludes: Vec<String> = excludes.iter().map(|s| s.to_string()).collect();
         let path = PathBuf::from("site/sitemap.xml");
-        let files = Files::new(path.clone(), path, crate::outputs::Format::Xml, false);
+        let files = Files::new(
+            path.clone(),
+            path,
+            (crate::outputs::Format::Xml, false),
+            &[],
+            false,
+        );
         Rules::new(&RuleSpec {
             includes: &[],
             excludes: &excludes,
@@ -497,6 +588,34 @@ mod tests {
         }
         for bad in ["1.1", "-0.1", "0x1", "nan", "inf", "1e-1", "", ".", "0.5.1"] {
             assert!(parse_priority(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn a_page_joins_the_group_of_the_last_matching_rule() {
+        let rule = |text: &str| parse_group_rule(text).unwrap();
+        let groups = GroupRules::new(&[
+            rule("blog=blog/**"),
+            rule("news=blog/news/**"),
+            rule("blog=posts/*.html"),
+        ])
+        .unwrap();
+        assert_eq!(groups.names(), ["blog", "news"]);
+        let group = |rel: &str| groups.group(&Candidate::new(rel));
+        assert_eq!(group("blog/a/index.html"), 0);
+        assert_eq!(group("blog/news/b.html"), 1);
+        assert_eq!(group("posts/c.html"), 0);
+        assert_eq!(group("about/index.html"), 2, "the default group");
+        for bad in [
+            "blog",
+            "=blog/**",
+            "pages=docs/**",
+            "blog-2=x",
+            "blog=docs/",
+            "b=a[",
+            "blog=",
+        ] {
+            assert!(parse_group_rule(bad).is_err(), "{bad}");
         }
     }
 }

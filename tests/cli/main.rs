@@ -6,6 +6,7 @@ mod failures;
 mod faults;
 mod files_from;
 mod generators;
+mod groups;
 mod harness;
 mod heads;
 mod images;

@@ -175,11 +175,11 @@ pub fn serializer(kind: u8, xhtml: bool, entries: &[Values]) {
         xhtml,
         image: false,
     };
-    let (_, empty) = Document::new(kind, Vec::new(), extensions, None)
+    let (_, empty) = Document::new(kind, Vec::new(), extensions, None, false)
         .unwrap()
         .finish()
         .unwrap();
-    let mut doc = Document::new(kind, Vec::new(), extensions, None).unwrap();
+    let mut doc = Document::new(kind, Vec::new(), extensions, None, false).unwrap();
     let mut taken = Vec::new();
     let mut announced = empty;
     let mut rendered = Vec::new();
@@ -195,6 +195,7 @@ pub fn serializer(kind: u8, xhtml: bool, entries: &[Values]) {
                 .map(|(lang, href)| Alternate { lang, href })
                 .collect(),
             images: Vec::new(),
+            group: 0,
         };
         match render(kind, &entry, &mut rendered) {
             Ok(()) => {
