@@ -326,6 +326,60 @@ fn git_dates_are_each_files_last_commit() {
 }
 
 #[test]
+fn git_dates_names_of_any_bytes() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    // DIR is the top of the work tree: git prints these names as they are, a newline or a
+    // \x01 first, a byte that is not UTF-8 in the middle.
+    let site = Site::empty();
+    git(&site.root, &["init", "-q"], "2024-01-01T00:00:00Z");
+    let odd: [&[u8]; 3] = [b"\x01x.html", b"\nnl.html", b"a\xffb.html"];
+    for name in odd {
+        site.page(name);
+    }
+    site.page("index.html");
+    git(&site.root, &["add", "."], "2024-01-01T00:00:00Z");
+    git(
+        &site.root,
+        &["commit", "-qm", "one"],
+        "2024-01-01T00:00:00+02:00",
+    );
+    for name in odd {
+        site.write(name, "changed");
+    }
+    git(
+        &site.root,
+        &["commit", "-qam", "two"],
+        "2024-02-01T00:00:00+02:00",
+    );
+    for name in odd.into_iter().chain([&b"index.html"[..]]) {
+        let path = site.path(name);
+        set_file_mtime(path, FileTime::from_unix_time(1_700_000_000, 0)).unwrap();
+    }
+    assert_eq!(
+        site.path(odd[2]).file_name(),
+        Some(OsStr::from_bytes(b"a\xffb.html"))
+    );
+
+    site.run(&["--lastmod", "git"]).success();
+    let got = dates(&site);
+    let day = |date: &str| Some(date.to_string());
+    let expected = BTreeMap::from([
+        (BASE.to_string(), day("2024-01-01T00:00:00+02:00")),
+        (format!("{BASE}%01x.html"), day("2024-02-01T00:00:00+02:00")),
+        (
+            format!("{BASE}%0Anl.html"),
+            day("2024-02-01T00:00:00+02:00"),
+        ),
+        (
+            format!("{BASE}a%FFb.html"),
+            day("2024-02-01T00:00:00+02:00"),
+        ),
+    ]);
+    assert_eq!(got, expected);
+}
+
+#[test]
 fn a_shallow_clone_is_warned_about() {
     let site = Site::empty();
     let origin = site.outside().join("origin");
