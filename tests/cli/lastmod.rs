@@ -380,6 +380,96 @@ fn git_dates_names_of_any_bytes() {
 }
 
 #[test]
+fn git_dates_over_many_commits_are_each_files_newest() {
+    // DIR is a directory of the work tree, which has files outside it too.
+    let site = Site::empty();
+    let repo = site.outside();
+    git(repo, &["init", "-q"], "2024-01-01T00:00:00Z");
+    let pages = 12;
+    for k in 0..pages {
+        site.page(format!("d{}/p{k}.html", k % 3));
+    }
+    fs::write(repo.join("outside.html"), "x").unwrap();
+    git(repo, &["add", "."], "2024-01-01T00:00:00Z");
+    git(repo, &["commit", "-qm", "all"], "2024-01-01T00:00:00+01:00");
+    // Each commit touches two of the first 8 pages and the file outside DIR; two commits
+    // share a date.
+    let mut newest = BTreeMap::new();
+    for c in 1..=40_usize {
+        let date = format!("2024-02-{:02}T12:00:00+01:00", c.div_ceil(2));
+        for k in [c % 8, (c * 5) % 8] {
+            let rel = format!("d{}/p{k}.html", k % 3);
+            site.write(&rel, format!("commit {c}"));
+            newest.insert(format!("{BASE}{rel}"), Some(date.clone()));
+        }
+        fs::write(repo.join("outside.html"), c.to_string()).unwrap();
+        git(repo, &["commit", "-qam", "c"], &date);
+    }
+    for k in 0..pages {
+        let loc = format!("{BASE}d{}/p{k}.html", k % 3);
+        newest
+            .entry(loc)
+            .or_insert(Some("2024-01-01T00:00:00+01:00".into()));
+    }
+    let first = Some("2024-01-01T00:00:00+01:00");
+    assert!(newest.values().any(|d| d.as_deref() == first));
+
+    site.run(&["--lastmod", "git"]).success();
+    assert_eq!(dates(&site), newest);
+}
+
+#[test]
+fn git_failing_is_a_usage_error_and_writes_nothing() {
+    // A work tree with no commit yet: git log fails once the run is under way.
+    let site = Site::with_pages(&["index.html"]);
+    git(&site.root, &["init", "-q"], "2024-01-01T00:00:00Z");
+    site.run(&["--lastmod", "git"])
+        .expect_code(2)
+        .stderr_has(&["git log ", "does not have any commits yet"]);
+    assert!(!site.sitemap_path().exists());
+    // The same when no page needs a date from git: the run waits for it all the same.
+    site.write(
+        "index.html",
+        "<head><meta property=article:modified_time content=2024-05-01></head>x",
+    );
+    site.run(&["--lastmod", "page,git"])
+        .expect_code(2)
+        .stderr_has(&["git log ", "does not have any commits yet"]);
+    assert!(!site.sitemap_path().exists());
+
+    // A history git cannot read to its end: it prints the newest commit, then fails.
+    let site = Site::empty();
+    git(&site.root, &["init", "-q"], "2024-01-01T00:00:00Z");
+    site.page("docs/a.html");
+    git(&site.root, &["add", "."], "2024-01-01T00:00:00Z");
+    git(
+        &site.root,
+        &["commit", "-qm", "one"],
+        "2024-01-01T00:00:00Z",
+    );
+    site.page("b.html");
+    git(&site.root, &["add", "."], "2024-01-01T00:00:00Z");
+    git(
+        &site.root,
+        &["commit", "-qm", "two"],
+        "2024-02-01T00:00:00Z",
+    );
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(&site.root)
+        .args(["rev-parse", "HEAD~1:docs"])
+        .output()
+        .unwrap();
+    let tree = String::from_utf8(out.stdout).unwrap();
+    let tree = tree.trim();
+    fs::remove_file(site.path(format!(".git/objects/{}/{}", &tree[..2], &tree[2..]))).unwrap();
+    site.run(&["--lastmod", "git"])
+        .expect_code(2)
+        .stderr_has(&["git log ", "unable to read tree"]);
+    assert!(!site.sitemap_path().exists());
+}
+
+#[test]
 fn a_shallow_clone_is_warned_about() {
     let site = Site::empty();
     let origin = site.outside().join("origin");

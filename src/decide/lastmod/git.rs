@@ -1,14 +1,16 @@
 //! `--lastmod git`: each file's date is the committer date of the last commit that touched
-//! it, from one `git log` over the whole history (not one git process per file), read into
-//! a compact table: the names in one buffer, each date once.
+//! it, from one `git log` over the whole history (not one git process per file). git starts
+//! with the run and its output is read as it comes, beside the walk, into a compact table:
+//! the names in one buffer, each date once.
 
 use std::hash::{DefaultHasher, Hasher};
-use std::io::{BufRead, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::{self, JoinHandle};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use hashbrown::HashTable;
 
 use crate::input;
@@ -28,17 +30,21 @@ const LOG: &[&str] = &[
 
 /// The longest field read from git's output; past it, the output is not what was asked for.
 const MAX_FIELD: usize = 1 << 20;
+/// What is kept of git's standard error, for the message when it fails.
+const MAX_STDERR: u64 = 16 << 10;
 
 /// The dates of the files under DIR, from its work tree's history.
 pub struct GitDates {
     pub shallow: bool,
+    /// The `git log` being read, until it is waited for.
+    log: Option<Log>,
     dates: Dates,
 }
 
 impl GitDates {
-    /// Reads the history of the work tree holding `dir`; an error (a usage error) when `dir`
-    /// is not inside one.
-    pub fn load(dir: &Path) -> Result<GitDates> {
+    /// Starts reading the history of the work tree holding `dir`; an error (a usage error)
+    /// when `dir` is not inside one.
+    pub fn start(dir: &Path) -> Result<GitDates> {
         let prefix = git(dir, &["rev-parse", "--show-prefix"]).with_context(|| {
             format!(
                 "--lastmod git: {} is not inside a git work tree",
@@ -47,18 +53,141 @@ impl GitDates {
         })?;
         let prefix = prefix.strip_suffix(b"\n").unwrap_or(&prefix).to_vec();
         let shallow = git(dir, &["rev-parse", "--is-shallow-repository"])? == b"true\n";
-        let log = git(dir, LOG)?;
         Ok(GitDates {
             shallow,
-            dates: parse(&log[..], &prefix)?,
+            log: Some(Log::start(dir, prefix)?),
+            dates: Dates::default(),
         })
     }
 
-    /// The date of `rel`, a path relative to DIR; None for a file git does not know, or
-    /// whose date the schema cannot take.
-    pub fn date(&self, rel: &Path) -> Option<&str> {
-        self.dates.get(rel.as_os_str().as_bytes())
+    /// Waits until git is done and its output read: an error when git failed or printed
+    /// what was not asked for. The first call waits; those after it return at once.
+    pub fn wait(&mut self) -> Result<()> {
+        if let Some(log) = self.log.take() {
+            self.dates = log.finish()?;
+        }
+        Ok(())
     }
+
+    /// The date of `rel`, a path relative to DIR (waiting for git first); None for a file
+    /// git does not know, or whose date the schema cannot take.
+    pub fn date(&mut self, rel: &Path) -> Result<Option<&str>> {
+        self.wait()?;
+        Ok(self.dates.get(rel.as_os_str().as_bytes()))
+    }
+}
+
+/// A running `git log` and the threads reading its output and its errors.
+struct Log {
+    git: Reaped,
+    parser: JoinHandle<Result<Dates>>,
+    stderr: JoinHandle<Vec<u8>>,
+}
+
+/// A child that is killed and waited for when dropped unless it was waited for: a run that
+/// fails or ends early leaves no git behind, running or as a zombie.
+struct Reaped {
+    child: Child,
+    waited: bool,
+}
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        if !self.waited {
+            // Errors change nothing here: the child is gone or cannot be signalled by us.
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Reaped {
+    fn wait(&mut self) -> io::Result<ExitStatus> {
+        let status = self.child.wait()?;
+        self.waited = true;
+        Ok(status)
+    }
+}
+
+impl Log {
+    fn start(dir: &Path, prefix: Vec<u8>) -> Result<Log> {
+        let child = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(LOG)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("cannot run git")?;
+        let mut git = Reaped {
+            child,
+            waited: false,
+        };
+        let stdout = git
+            .child
+            .stdout
+            .take()
+            .context("cannot read git's output")?;
+        let mut stderr = git
+            .child
+            .stderr
+            .take()
+            .context("cannot read git's errors")?;
+        // Both pipes are read at once: git stops when either is full.
+        let stderr = thread::Builder::new()
+            .name("git stderr".into())
+            .spawn(move || {
+                let mut kept = Vec::new();
+                // What does not fit is read and dropped; a failed read ends the reading, and
+                // the message shows what was kept.
+                let _ = (&mut stderr).take(MAX_STDERR).read_to_end(&mut kept);
+                let _ = io::copy(&mut stderr, &mut io::sink());
+                kept
+            })
+            .context("cannot start a thread to read git's errors")?;
+        let parser = thread::Builder::new()
+            .name("git log".into())
+            .spawn(move || parse(BufReader::with_capacity(64 << 10, stdout), &prefix))
+            .context("cannot start a thread to read git's output")?;
+        Ok(Log {
+            git,
+            parser,
+            stderr,
+        })
+    }
+
+    fn finish(self) -> Result<Dates> {
+        let Log {
+            mut git,
+            parser,
+            stderr,
+        } = self;
+        let parsed = joined(parser).and_then(|parsed| parsed);
+        if parsed.is_err() {
+            // The output is no longer read, and git may be waiting to write more.
+            let _ = git.child.kill();
+        }
+        let status = git.wait().context("cannot wait for git")?;
+        let stderr = joined(stderr)?;
+        // git's own failure comes first (output it cut short is not the parser's fault),
+        // unless it was killed above.
+        if !status.success() && (parsed.is_ok() || status.code().is_some()) {
+            let stderr = String::from_utf8_lossy(&stderr);
+            let why = match stderr.trim() {
+                "" => status.to_string(),
+                text => text.to_string(),
+            };
+            bail!("git {}: {why}", LOG.join(" "));
+        }
+        parsed
+    }
+}
+
+fn joined<T>(thread: JoinHandle<T>) -> Result<T> {
+    thread
+        .join()
+        .map_err(|_| anyhow!("the thread reading git's output failed"))
 }
 
 /// Where `parse` is in git's output.
@@ -73,7 +202,7 @@ enum Next {
     Name,
 }
 
-/// Reads git's output (see `LOG`), keeping for each file under `prefix` (DIR's
+/// Reads git's output (see `LOG`) as it comes, keeping for each file under `prefix` (DIR's
 /// path in the work tree) the date of the first commit that names it, the newest.
 fn parse(mut out: impl BufRead, prefix: &[u8]) -> Result<Dates> {
     let mut dates = Dates::default();
@@ -332,5 +461,16 @@ mod tests {
         assert_eq!(found(b"a.html"), Some(day));
         assert_eq!(found(b"b.html"), Some(other));
         assert_eq!(found(b"c.html"), None);
+    }
+
+    #[test]
+    fn a_child_dropped_before_it_is_waited_for_is_killed_and_reaped() {
+        let child = Command::new("sleep").arg("60").spawn().unwrap();
+        let proc = format!("/proc/{}", child.id());
+        drop(Reaped {
+            child,
+            waited: false,
+        });
+        assert!(!Path::new(&proc).exists(), "{proc} is still there");
     }
 }

@@ -209,8 +209,8 @@ impl<'c> Dater<'c> {
     ) -> Result<Dater<'c>> {
         let git = match settings.mode.uses_git() {
             true => {
-                let git =
-                    GitDates::load(&settings.root).map_err(|e| UsageError(format!("{e:#}")))?;
+                // git runs beside the walk; the first page it dates waits for it.
+                let git = GitDates::start(&settings.root).map_err(git_failed)?;
                 if git.shallow {
                     report.warn(
                         Warning::Run,
@@ -318,11 +318,20 @@ impl<'c> Dater<'c> {
             frozen,
         } = self;
         let declared = declared.as_deref();
-        let fresh =
-            |report: &mut Report| fresh_date(mode, declared, *clamp, git.as_ref(), page, report);
+        let mut fresh =
+            |report: &mut Report| fresh_date(mode, declared, *clamp, git.as_mut(), page, report);
         match frozen {
             None => fresh(report),
             Some(frozen) => frozen.date(page, url, digest, declared, report, fresh),
+        }
+    }
+
+    /// Once every page is dated: waits for git if no page did, so that its failure is told
+    /// whatever the pages needed.
+    pub fn finish(&mut self) -> Result<()> {
+        match &mut self.git {
+            Some(git) => git.wait().map_err(git_failed).map_err(Into::into),
+            None => Ok(()),
         }
     }
 
@@ -482,7 +491,7 @@ fn fresh_date(
     mode: &LastmodMode,
     declared: Option<&str>,
     clamp: Option<i64>,
-    git: Option<&GitDates>,
+    git: Option<&mut GitDates>,
     page: &Page,
     report: &mut Report,
 ) -> Result<Option<String>> {
@@ -499,9 +508,10 @@ fn fresh_date(
         },
         LastmodMode::Omit => Ok(None),
         LastmodMode::Fixed(date) => Ok(Some(date.clone())),
-        LastmodMode::Git => match git.and_then(|git| git.date(&page.rel)) {
-            Some(date) => Ok(Some(date.to_string())),
-            None => {
+        LastmodMode::Git => match git.map(|git| git.date(&page.rel)).transpose() {
+            Err(e) => Err(git_failed(e).into()),
+            Ok(Some(Some(date))) => Ok(Some(date.to_string())),
+            Ok(_) => {
                 report.detail(format_args!(
                     "{}: not in the git history, dated by its mtime",
                     page.rel.display()
@@ -511,6 +521,11 @@ fn fresh_date(
         },
         LastmodMode::Mtime => mtime_date(&page.rel, page.mtime, clamp, report),
     }
+}
+
+/// git failing is a usage error, as DIR outside a work tree is.
+fn git_failed(e: anyhow::Error) -> UsageError {
+    UsageError(format!("{e:#}"))
 }
 
 fn mtime_date(
