@@ -452,11 +452,13 @@ for i in "${!NAMES[@]}"; do
     fi
 done
 # time -v (and -f %M) report the largest single process of the command, not the sum over
-# its processes: git's memory is not in sitemapgen's figure, so git's own log is measured.
+# its processes: for --lastmod git that is the larger of sitemapgen and its git log, so the
+# git log it runs is also measured by itself.
 GIT_RSS=
 for i in "${KEEP[@]}"; do
     if [[ ${NAMES[i]} == "--lastmod git" ]]; then
-        /usr/bin/time -v -o "$WORK/time.txt" git -C "$DIR" log --format=%x01%cI --name-only \
+        /usr/bin/time -v -o "$WORK/time.txt" git -C "$DIR" -c diff.relative=false \
+            -c log.showRoot=true log --no-show-signature --format=%x00%cI --name-only \
             --no-renames -z -- . >/dev/null
         GIT_RSS=$(max_rss "$WORK/time.txt")
     fi
@@ -619,8 +621,9 @@ How to read it:
 - CPU (user+sys) is hyperfine's mean CPU time of the whole command (all its processes and
   threads); CPU above the median wall time means more than one core was busy.
 - peak RSS is GNU time's maximum resident set size of one separate run: the largest single
-  process of the command (for a pipeline, its largest member; for --lastmod git, sitemapgen
-  alone, with the git log it starts measured by itself and shown as "+ git"), not a sum.
+  process of the command (for a pipeline, its largest member; for --lastmod git, the larger
+  of sitemapgen and the git log it starts, which is also measured by itself and shown as
+  "+ git"), not a sum.
 - URLs counts the <loc> elements each tool wrote (a sitemapgen index is followed to its
   shards). sitemapgen leaves out noindex pages, redirect stubs and pages whose canonical URL
   is another page; --no-html and the peers leave out fewer (sitemap.js none). Past 50,000

@@ -317,6 +317,17 @@ fn git_dates_are_each_files_last_commit() {
         got[&format!("{BASE}docs/")].as_deref(),
         Some("2024-03-05T08:30:00-05:00")
     );
+    // The user's git settings that change what git log prints change no date.
+    for setting in [
+        "diff.relative=true",
+        "log.showRoot=false",
+        "log.showSignature=true",
+    ] {
+        let (key, value) = setting.split_once('=').unwrap();
+        git(repo, &["config", key, value], "2024-01-01T00:00:00Z");
+    }
+    site.run(&["--lastmod", "git"]).success();
+    assert_eq!(dates(&site), got);
 
     let elsewhere = Site::with_pages(&["index.html"]);
     elsewhere

@@ -17,9 +17,17 @@ use crate::input;
 
 /// Newest first; per commit an empty field, its date, then, if it touched files under DIR,
 /// a newline and their names, each field ending in NUL. The empty field tells a commit from
-/// a name: a name is never empty, and may begin with any other byte.
+/// a name: a name is never empty, and may begin with any other byte. The user's settings
+/// that would change what it prints are overridden: names relative to DIR
+/// (`diff.relative`), a root commit without its files (`log.showRoot`), signatures among
+/// the commits (`log.showSignature`).
 const LOG: &[&str] = &[
+    "-c",
+    "diff.relative=false",
+    "-c",
+    "log.showRoot=true",
     "log",
+    "--no-show-signature",
     "--format=%x00%cI",
     "--name-only",
     "--no-renames",
