@@ -436,7 +436,7 @@ fn git_failing_is_a_usage_error_and_writes_nothing() {
     git(&site.root, &["init", "-q"], "2024-01-01T00:00:00Z");
     site.run(&["--lastmod", "git"])
         .expect_code(2)
-        .stderr_has(&["git log ", "does not have any commits yet"]);
+        .stderr_has(&["git log failed: ", "does not have any commits yet"]);
     assert!(!site.sitemap_path().exists());
     // The same when no page needs a date from git: the run waits for it all the same.
     site.write(
@@ -445,7 +445,7 @@ fn git_failing_is_a_usage_error_and_writes_nothing() {
     );
     site.run(&["--lastmod", "page,git"])
         .expect_code(2)
-        .stderr_has(&["git log ", "does not have any commits yet"]);
+        .stderr_has(&["git log failed: ", "does not have any commits yet"]);
     assert!(!site.sitemap_path().exists());
 
     // A history git cannot read to its end: it prints the newest commit, then fails.
@@ -476,7 +476,7 @@ fn git_failing_is_a_usage_error_and_writes_nothing() {
     fs::remove_file(site.path(format!(".git/objects/{}/{}", &tree[..2], &tree[2..]))).unwrap();
     site.run(&["--lastmod", "git"])
         .expect_code(2)
-        .stderr_has(&["git log ", "unable to read tree"]);
+        .stderr_has(&["git log failed: ", "unable to read tree"]);
     assert!(!site.sitemap_path().exists());
 }
 

@@ -186,7 +186,7 @@ impl Log {
                 "" => status.to_string(),
                 text => text.to_string(),
             };
-            bail!("git {}: {why}", LOG.join(" "));
+            bail!("git log failed: {why}");
         }
         parsed
     }
