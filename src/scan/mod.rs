@@ -49,6 +49,13 @@ pub struct Want<'r> {
     pub images: Option<ImageWant<'r>>,
 }
 
+impl Want<'_> {
+    /// Whether anything is to be read of the page: if not, it is not opened.
+    pub fn reads(&self) -> bool {
+        self.digest.is_some() || (self.html && (self.head || self.dates || self.images.is_some()))
+    }
+}
+
 /// What was read.
 #[derive(Debug, Default)]
 pub struct Scanned {
@@ -93,11 +100,10 @@ impl Scanner {
         want: Want,
     ) -> io::Result<Scanned> {
         let body = want.html && (want.dates || want.images.is_some());
-        let tokens = body || (want.html && want.head);
         match want.digest {
+            _ if !want.reads() => Ok(Scanned::default()),
             None if body => self.whole(open()?, size, &want),
-            None if tokens => self.head(open()?, size),
-            None => Ok(Scanned::default()),
+            None => self.head(open()?, size),
             Some(_) => self.whole(open()?, size, &want),
         }
     }

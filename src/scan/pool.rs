@@ -117,6 +117,8 @@ impl<'r, T> Pool<'r, T> {
     /// Queues `item`, with the page to read for it, if any.
     pub fn push(&mut self, item: T, read: Option<Read<'r>>) {
         let number = self.front + self.queue.len() as u64;
+        // A page with nothing to read (--no-html) is not worth a trip to a thread and back.
+        let read = read.filter(|read| read.want.reads());
         let scanned = match (read, &self.workers) {
             (None, _) => Some(Ok(Scanned::default())),
             (Some(read), None) => Some(read_page(&mut self.inline, read)),
