@@ -24,7 +24,8 @@ pub struct Settings {
     pub check: bool,
     pub verbosity: Verbosity,
     pub strict: bool,
-    /// Threads that read pages (-j); 1 reads them on the main thread.
+    /// Threads that read directories and pages (-j); with 1, pages are read on the main
+    /// thread.
     pub jobs: usize,
 }
 
@@ -63,7 +64,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
             }
             anyhow::Ok(())
         };
-        walk::visit(&settings.walk, report, |walked, report| {
+        walk::visit(&settings.walk, settings.jobs, report, |walked, report| {
             // Events stay in their place among the pages, for the report.
             match walked {
                 walk::Walked::Page(page) => {

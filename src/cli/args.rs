@@ -237,7 +237,7 @@ pub struct Cli {
     #[arg(short = 'L', long)]
     pub follow: bool,
 
-    /// Threads that read pages [default: one per CPU]; the sitemap is the same with any
+    /// Threads that read directories and pages [default: one per CPU]; the sitemap is the same with any
     #[arg(short = 'j', long, value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,

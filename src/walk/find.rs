@@ -1,4 +1,4 @@
-//! The finding side: walks DIR or reads the list, in order, and applies the rules.
+//! The files of a list (--files-from), in the walk's order, and the rules applied to them.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -9,12 +9,11 @@ use std::sync::mpsc::SyncSender;
 
 use anyhow::{Context, Result, anyhow, bail};
 use globset::Candidate;
-use walkdir::WalkDir;
 
 use super::rules::{Rules, Skip};
 use super::{BATCH, Event, Found, ListFrom, Settings, excluded};
 use crate::html;
-use crate::report::{Reason, Warning};
+use crate::report::Reason;
 
 pub(super) struct Finder<'c> {
     settings: &'c Settings,
@@ -61,77 +60,6 @@ impl<'c> Finder<'c> {
             )))?;
         }
         Ok(())
-    }
-
-    fn warn(&mut self, kind: Warning, problem: String, consequence: &'static str) -> Result<()> {
-        self.send(Found::Event(Event::Warning(kind, problem, consequence)))
-    }
-
-    pub(super) fn walk(&mut self, follow: bool) -> Result<()> {
-        let root = &self.settings.root;
-        let mut entries = WalkDir::new(root)
-            .follow_links(follow)
-            .sort_by(|a, b| sort_key(a.file_name()).cmp(&sort_key(b.file_name())))
-            .min_depth(1)
-            .into_iter();
-        while let Some(next) = entries.next() {
-            let entry = match next {
-                Ok(entry) => entry,
-                Err(err) => {
-                    self.walk_error(err)?;
-                    continue;
-                }
-            };
-            let rel = relative(root, entry.path());
-            if entry.file_type().is_dir() {
-                if let Some(why) = self.settings.rules.skip_dir(rel) {
-                    self.skipped(rel, why)?;
-                    entries.skip_current_dir();
-                }
-                continue;
-            }
-            if entry.path_is_symlink() && is_dir_symlink(entry.path()) {
-                self.skipped(rel, DIR_SYMLINK)?;
-                continue;
-            }
-            self.consider_file(rel, entry.path())?;
-        }
-        Ok(())
-    }
-
-    /// A symlink loop or a dangling symlink costs one entry (a warning); anything else the
-    /// walk cannot read is an error: a silently missing subtree is worse than no new sitemap.
-    fn walk_error(&mut self, err: walkdir::Error) -> Result<()> {
-        let root = &self.settings.root;
-        let path = err.path().unwrap_or(root).to_path_buf();
-        if let Some(ancestor) = err.loop_ancestor() {
-            let problem = format!(
-                "symlink loop: {} leads back to {}",
-                path.display(),
-                ancestor.display()
-            );
-            return self.warn(Warning::Loop, problem, "not followed");
-        }
-        // Past PATH_MAX no URL can be short enough either: the subtree is passed over.
-        if err.io_error().and_then(io::Error::raw_os_error)
-            == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error())
-        {
-            let problem = format!(
-                "{}: the path is too long to read (and its URLs would be)",
-                path.display()
-            );
-            return self.warn(Warning::TooLong, problem, "not listed");
-        }
-        let is_symlink = fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_symlink());
-        let dangling = err.io_error().map(io::Error::kind) == Some(io::ErrorKind::NotFound);
-        if is_symlink && dangling {
-            // Under -L the walk stats link targets itself; judge the link like any other file.
-            return self.consider_file(relative(root, &path), &path);
-        }
-        let source = err
-            .into_io_error()
-            .map_or_else(|| anyhow!("cannot be walked"), anyhow::Error::from);
-        Err(source.context(format!("cannot read {}", path.display())))
     }
 
     fn consider_file(&mut self, rel: &Path, path: &Path) -> Result<()> {
@@ -209,7 +137,7 @@ impl<'c> Finder<'c> {
     }
 }
 
-const DIR_SYMLINK: &str = "a symlink to a directory (use -L to enter it)";
+pub(super) const DIR_SYMLINK: &str = "a symlink to a directory (use -L to enter it)";
 
 fn is_dir_symlink(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|meta| meta.is_dir())
@@ -217,18 +145,12 @@ fn is_dir_symlink(path: &Path) -> bool {
 
 /// Orders the names of one directory: index.html, index.htm, then the rest byte-wise. So a
 /// section's URL precedes its pages, and index.html wins when both index files exist.
-fn sort_key(name: &OsStr) -> (usize, &[u8]) {
+pub(super) fn sort_key(name: &OsStr) -> (usize, &[u8]) {
     let name = name.as_bytes();
     (
         html::index_rank(name).unwrap_or(html::INDEX_NAMES.len()),
         name,
     )
-}
-
-/// `path` relative to `root`: the walk's paths are `root` joined with names.
-fn relative<'a>(root: &Path, path: &'a Path) -> &'a Path {
-    let rest = &path.as_os_str().as_bytes()[root.as_os_str().len()..];
-    Path::new(OsStr::from_bytes(rest.strip_prefix(b"/").unwrap_or(rest)))
 }
 
 /// Why the walk would not have entered a directory above a listed file, if it would not.

@@ -1,13 +1,16 @@
 //! The candidate files: a walk of DIR or a given list, both in the same order, filtered by the
 //! rules into pages. The order is depth first, each directory's names ordered by `sort_key`.
 //!
-//! The finding runs ahead of the caller's work on each page, in two threads of its own: one
-//! reads directories and applies the rules, the next stats the pages (mostly kernel time).
-//! What they find is handed on in batches, in order.
+//! The finding runs ahead of the caller's work on each page, on threads of its own. The walk
+//! (`tree`) reads directories on several threads, each directory's pages statted by the
+//! thread that read it, and puts their results back in order. A list is read and ruled on
+//! one thread (`find`) and its pages statted on the next (`stat`), handed on in batches, in
+//! order.
 
 mod find;
 pub mod rules;
 mod stat;
+mod tree;
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, sync_channel};
@@ -72,12 +75,22 @@ pub enum Walked {
     Event(Event),
 }
 
-/// Calls `on_walked` for every page and event, in order.
+/// Calls `on_walked` for every page and event, in order. A walk reads directories on
+/// `threads` threads.
 pub fn visit(
     settings: &Settings,
+    threads: usize,
     report: &mut Report,
     mut on_walked: impl FnMut(Walked, &mut Report) -> Result<()>,
 ) -> Result<()> {
+    let (from, separator) = match &settings.source {
+        Source::Walk { follow } => {
+            return tree::walk(settings, *follow, threads, |statted| {
+                on_walked(walked(statted), report)
+            });
+        }
+        Source::List { from, separator } => (from, *separator),
+    };
     thread::scope(|scope| {
         let (sender, unstatted) = sync_channel(BATCHES_AHEAD);
         let (statted, receiver) = sync_channel(BATCHES_AHEAD);
@@ -85,11 +98,7 @@ pub fn visit(
         let stat_stage = scope.spawn(move || stat::stat_pages(unstatted, statted, verbose));
         let finder = scope.spawn(move || {
             let mut finder = Finder::new(settings, sender);
-            let found = match &settings.source {
-                Source::Walk { follow } => finder.walk(*follow),
-                Source::List { from, separator } => finder.list(from, *separator),
-            };
-            found.and_then(|()| finder.flush())
+            finder.list(from, separator).and_then(|()| finder.flush())
         });
         // The receiver goes with `consume`: a failed consumer stops the finder at its next send.
         let consumed = consume(receiver, report, &mut on_walked);
@@ -148,24 +157,27 @@ fn consume(
 ) -> Result<()> {
     for batch in receiver {
         for statted in batch {
-            let walked = match statted {
-                Statted::Page {
-                    rel,
-                    path,
-                    mtime,
-                    stamp,
-                } => Walked::Page(Page {
-                    rel,
-                    path,
-                    mtime,
-                    stamp,
-                }),
-                Statted::Event(event) => Walked::Event(event),
-            };
-            on_walked(walked, report)?;
+            on_walked(walked(statted), report)?;
         }
     }
     Ok(())
+}
+
+fn walked(statted: Statted) -> Walked {
+    match statted {
+        Statted::Page {
+            rel,
+            path,
+            mtime,
+            stamp,
+        } => Walked::Page(Page {
+            rel,
+            path,
+            mtime,
+            stamp,
+        }),
+        Statted::Event(event) => Walked::Event(event),
+    }
 }
 
 impl Event {

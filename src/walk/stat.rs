@@ -1,5 +1,6 @@
-//! The stat stage: every page's metadata, through a descriptor of its directory (mostly
-//! kernel time, on a thread of its own).
+//! The stat stage of a list of files: every page's metadata, through a descriptor of its
+//! directory (mostly kernel time, on a thread of its own); and what a stat makes of a file,
+//! for the walk too.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -46,8 +47,20 @@ fn stat_page(
     verbose: bool,
     out: &mut Vec<Statted>,
 ) {
-    let mut event = |event| out.push(Statted::Event(event));
-    let meta = match stats.stat(&path) {
+    let stat = stats.stat(&path);
+    judge(stat, rel, path, verbose, &mut |statted| out.push(statted));
+}
+
+/// What a candidate's stat (following a symlink) makes of it: a page, or events.
+pub(super) fn judge(
+    stat: io::Result<rustix::fs::Stat>,
+    rel: PathBuf,
+    path: PathBuf,
+    verbose: bool,
+    out: &mut impl FnMut(Statted),
+) {
+    let mut event = |event| out(Statted::Event(event));
+    let meta = match stat {
         Ok(meta) => meta,
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
             event(excluded(verbose, &rel, Reason::Unusable, "gone"));
@@ -89,7 +102,7 @@ fn stat_page(
     let nanos = |seconds: i64, nanoseconds: u64| {
         i128::from(seconds) * 1_000_000_000 + i128::from(nanoseconds)
     };
-    out.push(Statted::Page {
+    out(Statted::Page {
         rel,
         path,
         mtime: meta.st_mtime,

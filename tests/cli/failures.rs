@@ -625,3 +625,60 @@ fn a_closed_stderr_or_stdout_never_panics_and_the_sitemap_is_published() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn an_unreadable_directory_stops_the_walk_in_its_place_on_any_number_of_threads() {
+    // A warning in every directory: those before the unreadable one are reported, then its
+    // error, and nothing after it, whatever the threads.
+    let site = Site::with_pages(&["index.html"]);
+    for dir in ["a", "b", "c", "d", "e", "f"] {
+        for sub in 0..30 {
+            site.page(format!("{dir}/{sub}/page.html"));
+            std::os::unix::fs::symlink("nowhere.html", site.path(format!("{dir}/{sub}/gone.html")))
+                .unwrap();
+        }
+    }
+    site.open_to_everyone();
+    let private = site.path("c/17");
+    fs::set_permissions(&private, fs::Permissions::from_mode(0o000)).unwrap();
+    let runs: Vec<_> = ["1", "2", "16"]
+        .into_iter()
+        .map(|jobs| {
+            let run = Cmd::unprivileged()
+                .args([
+                    "-b",
+                    "https://example.com/",
+                    "-v",
+                    "--no-html",
+                    "-o",
+                    "-",
+                    "-j",
+                    jobs,
+                ])
+                .arg(&site.root)
+                .run();
+            (run.code(), run.stderr())
+        })
+        .collect();
+    fs::set_permissions(&private, fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, said) = &runs[0];
+    assert_eq!(*code, 1, "{said}");
+    let error = said
+        .find("sitemapgen: error: cannot read ")
+        .expect("the error");
+    assert!(said[error..].contains("c/17: Permission denied"), "{said}");
+    assert!(
+        said[..error].contains("c/16/gone.html is a dangling symlink"),
+        "{said}"
+    );
+    assert!(!said.contains("c/18/"), "{said}");
+    assert!(!said.contains("d/"), "{said}");
+    for (jobs, run) in ["2", "16"].iter().zip(&runs[1..]) {
+        assert!(
+            run == &runs[0],
+            "-j1 and -j{jobs} differ:\n{}\n{}",
+            runs[0].1,
+            run.1
+        );
+    }
+}

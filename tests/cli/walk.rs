@@ -187,3 +187,106 @@ fn dir_may_be_given_in_any_spelling() {
         .run();
     assert_eq!(run.stdout(), expected.as_slice(), "DIR .");
 }
+
+/// The order of the walk, stated independently: depth first, a directory's names with
+/// index.html first, then byte-wise.
+fn walk_order(rels: &mut [String]) {
+    let key = |rel: &String| -> Vec<(u8, Vec<u8>)> {
+        rel.split('/')
+            .map(|name| (u8::from(name != "index.html"), name.as_bytes().to_vec()))
+            .collect()
+    };
+    rels.sort_by_key(key);
+}
+
+#[test]
+fn a_wide_and_deep_tree_is_walked_in_the_same_order_on_any_number_of_threads() {
+    // More entries than the walk reads ahead of the caller (16,384), in directories of
+    // every depth, with names whose order is easy to get wrong.
+    let site = Site::empty();
+    let names = [
+        "B.html",
+        "_.html",
+        "a-b.html",
+        "a.html",
+        "a0.html",
+        "style.css",
+    ];
+    let mut pages = Vec::new();
+    for top in ["B", "_", "a", "a-b", "a0", "z"] {
+        for wide in 0..4 {
+            let mut dir = format!("{top}/w{wide}");
+            for depth in 0..=(wide * 2) {
+                for name in names
+                    .iter()
+                    .chain([&"index.html"].into_iter().filter(|_| depth % 2 == 0))
+                {
+                    site.write(format!("{dir}/{name}"), "");
+                    if name.ends_with(".html") {
+                        pages.push(format!("{dir}/{name}"));
+                    }
+                }
+                std::fs::create_dir_all(site.path(format!("{dir}/empty"))).unwrap();
+                dir.push_str(if depth % 2 == 0 { "/a" } else { "/a.b" });
+            }
+            for i in 0..700 {
+                let page = format!("{dir}/p{i}.html");
+                site.write(&page, "");
+                pages.push(page);
+            }
+        }
+    }
+    for name in names {
+        site.write(name, "");
+        if name.ends_with(".html") {
+            pages.push(name.to_string());
+        }
+    }
+    assert!(pages.len() > 16_384);
+    symlink("a", site.path("z/w0/into-a")).unwrap();
+    symlink("../..", site.path("a/w1/a/up")).unwrap();
+    symlink("nowhere.html", site.path("a-b/w2/gone.html")).unwrap();
+
+    walk_order(&mut pages);
+    let expected: Vec<String> = pages
+        .iter()
+        .map(|page| format!("{BASE}{}", page.strip_suffix("index.html").unwrap_or(page)))
+        .collect();
+    for follow in [&[][..], &["-L"][..]] {
+        let run = |jobs: &str| {
+            let mut args = vec![
+                "-v",
+                "--no-html",
+                "--lastmod",
+                "none",
+                "-o",
+                "-",
+                "-j",
+                jobs,
+            ];
+            args.extend(follow);
+            let run = site.run(&args);
+            run.success()
+                .stderr_has(&["gone.html is a dangling symlink; not listed"]);
+            (run.stdout().to_vec(), run.stderr())
+        };
+        let one = run("1");
+        if follow.is_empty() {
+            let locs: Vec<String> = validate::parse_urls(&one.0)
+                .into_iter()
+                .map(|url| url.loc)
+                .collect();
+            assert!(
+                locs == expected,
+                "the walk's order is not depth first, index.html, bytes"
+            );
+            assert!(one.1.contains("skip z/w0/into-a: a symlink to a directory"));
+        } else {
+            assert!(one.1.contains("a/w1/a/up leads back to"));
+            assert!(one.0.len() > 2 * pages.len());
+        }
+        for jobs in ["2", "3", "16"] {
+            assert!(run(jobs) == one, "{follow:?}: -j1 and -j{jobs} differ");
+        }
+    }
+}

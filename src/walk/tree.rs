@@ -1,0 +1,477 @@
+//! The walk of DIR, on several threads. Whichever thread takes a directory reads it, orders
+//! its names, applies the rules and stats its pages through a descriptor of it; the caller
+//! puts the directories' results back together depth first, in the order a walk on one
+//! thread gives. The threads take the directories earliest in that order first, and stop
+//! reading ahead when enough results wait to be handed on: the memory stays bounded.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread;
+
+use anyhow::{Result, anyhow};
+use globset::Candidate;
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, Stat};
+
+use super::find::{DIR_SYMLINK, sort_key};
+use super::rules::Skip;
+use super::stat::judge;
+use super::{Event, Settings, Statted, excluded};
+use crate::report::Warning;
+
+/// Entries read and not yet handed on past which the threads wait (unless the caller waits
+/// for the directory they would read next).
+const AHEAD: usize = 16 * 1024;
+
+/// Walks DIR on `threads` threads, calling `on_statted` for every page and event, in order;
+/// stops at the first error `on_statted` returns.
+pub(super) fn walk(
+    settings: &Settings,
+    follow: bool,
+    threads: usize,
+    mut on_statted: impl FnMut(Statted) -> Result<()>,
+) -> Result<()> {
+    let shared = Shared {
+        state: Mutex::new(State::default()),
+        work: Condvar::new(),
+        results: Condvar::new(),
+    };
+    let reader = Reader { settings, follow };
+    shared.lock().pending.insert(
+        Vec::new(),
+        Job {
+            rel: PathBuf::new(),
+            ancestors: None,
+        },
+    );
+    thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| work(&shared, &reader));
+        }
+        // However the caller's loop ends (an error, a panic), the threads stop.
+        let _stop = Stop(&shared);
+        let Some(root) = shared.take(&[]) else {
+            return Ok(());
+        };
+        let mut stack = vec![(Vec::new(), root.into_iter())];
+        while let Some((place, items)) = stack.last_mut() {
+            match items.next() {
+                None => {
+                    stack.pop();
+                }
+                Some(Item::Statted(statted)) => on_statted(statted)?,
+                Some(Item::Dir(index)) => {
+                    let mut child = place.clone();
+                    child.push(index);
+                    // None: a thread panicked; the scope passes the panic on.
+                    let Some(items) = shared.take(&child) else {
+                        return Ok(());
+                    };
+                    stack.push((child, items.into_iter()));
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// What the walk gives, in a directory's order: a page or an event, or where the results of
+/// a subdirectory go (its index among the directory's subdirectories entered).
+enum Item {
+    Statted(Statted),
+    Dir(u32),
+}
+
+/// A directory to read.
+struct Job {
+    /// Relative to DIR (empty for DIR).
+    rel: PathBuf,
+    /// Under -L, the directories it lies in, to tell a symlink loop.
+    ancestors: Option<Arc<Ancestor>>,
+}
+
+/// A directory being walked, under -L, and the one it lies in.
+struct Ancestor {
+    id: (u64, u64),
+    path: PathBuf,
+    parent: Option<Arc<Ancestor>>,
+}
+
+/// A directory's place in the walk: its index among its parent's subdirectories, after its
+/// parent's. Places in their order are the walk's order.
+type Place = Vec<u32>;
+
+#[derive(Default)]
+struct State {
+    /// Directories to read, by place.
+    pending: BTreeMap<Place, Job>,
+    /// Directories read, with what they gave.
+    ready: HashMap<Place, Vec<Item>>,
+    /// Entries in `ready`.
+    held: usize,
+    /// The directory the caller waits for.
+    wanted: Option<Place>,
+    /// The caller is done (or a thread panicked).
+    stop: bool,
+    panicked: bool,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled when a directory may be taken, or the walk stops.
+    work: Condvar,
+    /// Signalled when a directory has been read, or a thread panicked.
+    results: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What the directory at `place` gave, once it is read; None if a thread panicked.
+    fn take(&self, place: &[u32]) -> Option<Vec<Item>> {
+        let mut state = self.lock();
+        loop {
+            if state.panicked {
+                return None;
+            }
+            if let Some(items) = state.ready.remove(place) {
+                state.held -= items.len();
+                state.wanted = None;
+                drop(state);
+                self.work.notify_all();
+                return Some(items);
+            }
+            if state.wanted.as_deref() != Some(place) {
+                state.wanted = Some(place.to_vec());
+                self.work.notify_all();
+            }
+            state = self
+                .results
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// Stops the threads when the caller is done.
+struct Stop<'a>(&'a Shared);
+
+impl Drop for Stop<'_> {
+    fn drop(&mut self) {
+        self.0.lock().stop = true;
+        self.0.work.notify_all();
+    }
+}
+
+/// Tells the caller that a thread panicked, when it unwinds: the directory it was reading
+/// will never be ready.
+struct Alarm<'a>(&'a Shared);
+
+impl Drop for Alarm<'_> {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            let mut state = self.0.lock();
+            state.panicked = true;
+            state.stop = true;
+            drop(state);
+            self.0.results.notify_all();
+            self.0.work.notify_all();
+        }
+    }
+}
+
+fn work(shared: &Shared, reader: &Reader) {
+    let _alarm = Alarm(shared);
+    loop {
+        let (place, job) = {
+            let mut state = shared.lock();
+            loop {
+                if state.stop {
+                    return;
+                }
+                // The earliest directory; past the limit, only the one the caller waits for
+                // (always the earliest: every directory before it has been handed on).
+                let take = state.pending.first_key_value().is_some_and(|(next, _)| {
+                    state.held < AHEAD || state.wanted.as_ref() == Some(next)
+                });
+                if let Some(job) = take.then(|| state.pending.pop_first()).flatten() {
+                    break job;
+                }
+                state = shared
+                    .work
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        };
+        let mut subdirs = Vec::new();
+        let items = reader.read(&job, &mut subdirs);
+        let mut state = shared.lock();
+        let more = !subdirs.is_empty();
+        for (index, subdir) in subdirs.into_iter().enumerate() {
+            let mut child = place.clone();
+            child.push(index as u32);
+            state.pending.insert(child, subdir);
+        }
+        state.held += items.len();
+        state.ready.insert(place, items);
+        drop(state);
+        shared.results.notify_one();
+        if more {
+            shared.work.notify_all();
+        }
+    }
+}
+
+/// Reads directories.
+struct Reader<'s> {
+    settings: &'s Settings,
+    follow: bool,
+}
+
+/// An open directory being read, and where it is.
+struct Open<'j> {
+    job: &'j Job,
+    path: PathBuf,
+    dir: Dir,
+    /// Under -L, this directory and those it lies in.
+    ancestors: Option<Arc<Ancestor>>,
+}
+
+impl Reader<'_> {
+    /// What the directory of `job` gives, in order; the subdirectories to enter are added to
+    /// `subdirs`, in order.
+    fn read(&self, job: &Job, subdirs: &mut Vec<Job>) -> Vec<Item> {
+        let mut items = Vec::new();
+        let path = match job.rel.as_os_str().is_empty() {
+            true => self.settings.root.clone(),
+            false => self.settings.root.join(&job.rel),
+        };
+        match self.open(job, path) {
+            Ok(mut open) => self.entries(&mut open, subdirs, &mut items),
+            Err((path, err)) => items.push(event(unreadable(&path, err))),
+        }
+        items
+    }
+
+    fn open<'j>(&self, job: &'j Job, path: PathBuf) -> Result<Open<'j>, (PathBuf, io::Error)> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let dir = match rustix::fs::open(&path, flags, Mode::empty()).and_then(Dir::new) {
+            Ok(dir) => dir,
+            Err(err) => return Err((path, err.into())),
+        };
+        let ancestors = match self.follow {
+            false => None,
+            true => match dir.stat() {
+                Ok(stat) => Some(Arc::new(Ancestor {
+                    id: (stat.st_dev, stat.st_ino),
+                    path: path.clone(),
+                    parent: job.ancestors.clone(),
+                })),
+                Err(err) => return Err((path, err.into())),
+            },
+        };
+        Ok(Open {
+            job,
+            path,
+            dir,
+            ancestors,
+        })
+    }
+
+    fn entries(&self, open: &mut Open, subdirs: &mut Vec<Job>, items: &mut Vec<Item>) {
+        let names = match names(&mut open.dir) {
+            Ok(names) => names,
+            Err(err) => return items.push(event(unreadable(&open.path, err.into()))),
+        };
+        items.reserve(names.len());
+        let open = &*open;
+        for (name, file_type) in names {
+            let entry = Entry {
+                open,
+                rel: joined(&open.job.rel, &name),
+                name: &name,
+            };
+            let file_type = match file_type {
+                FileType::Unknown => match entry.stat(AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(stat) => FileType::from_raw_mode(stat.st_mode),
+                    Err(err) => {
+                        items.push(event(unreadable(&entry.path(), err)));
+                        continue;
+                    }
+                },
+                file_type => file_type,
+            };
+            let enter = match file_type {
+                FileType::Directory => Some(entry.rel),
+                FileType::Symlink => self.symlink(entry, items),
+                _ => {
+                    self.file(entry, None, items);
+                    None
+                }
+            };
+            if let Some(rel) = enter {
+                self.subdir(open, rel, subdirs, items);
+            }
+        }
+    }
+
+    /// A subdirectory: entered (its results go here) or passed over by the rules.
+    fn subdir(&self, open: &Open, rel: PathBuf, subdirs: &mut Vec<Job>, items: &mut Vec<Item>) {
+        if let Some(why) = self.settings.rules.skip_dir(&rel) {
+            if self.settings.verbose {
+                items.push(event(Event::Skipped(rel, why.to_string())));
+            }
+            return;
+        }
+        items.push(Item::Dir(subdirs.len() as u32));
+        subdirs.push(Job {
+            rel,
+            ancestors: open.ancestors.clone(),
+        });
+    }
+
+    /// A symlink: a directory to enter (under -L), or a file, or passed over. Returns the
+    /// path of a directory to enter.
+    fn symlink(&self, entry: Entry, items: &mut Vec<Item>) -> Option<PathBuf> {
+        let stat = entry.stat(AtFlags::empty());
+        let dir = match &stat {
+            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Directory => {
+                Some((stat.st_dev, stat.st_ino))
+            }
+            _ => None,
+        };
+        match (dir, self.follow, stat) {
+            (Some(_), false, _) => {
+                if self.settings.verbose {
+                    items.push(event(Event::Skipped(entry.rel, DIR_SYMLINK.to_string())));
+                }
+                None
+            }
+            (Some(id), true, _) => {
+                let mut ancestor = entry.open.ancestors.as_ref();
+                while let Some(dir) = ancestor {
+                    if dir.id == id {
+                        let problem = format!(
+                            "symlink loop: {} leads back to {}",
+                            entry.path().display(),
+                            dir.path.display()
+                        );
+                        items.push(event(Event::Warning(
+                            Warning::Loop,
+                            problem,
+                            "not followed",
+                        )));
+                        return None;
+                    }
+                    ancestor = dir.parent.as_ref();
+                }
+                Some(entry.rel)
+            }
+            // Under -L, a symlink whose target cannot be looked at (but is not missing) is an
+            // error, as is any other entry the walk cannot read.
+            (None, true, Err(err)) if err.kind() != io::ErrorKind::NotFound => {
+                items.push(event(unreadable(&entry.path(), err)));
+                None
+            }
+            (None, _, stat) => {
+                self.file(entry, Some(stat), items);
+                None
+            }
+        }
+    }
+
+    /// A file: a page, unless the rules or its stat (`stat`, or made now) say otherwise.
+    fn file(&self, entry: Entry, stat: Option<io::Result<Stat>>, items: &mut Vec<Item>) {
+        let verbose = self.settings.verbose;
+        let candidate = Candidate::new(&entry.rel);
+        match self.settings.rules.skip_file(&entry.rel, &candidate) {
+            None => {}
+            Some(Skip::OwnOutput) => {
+                if verbose {
+                    let why = Skip::OwnOutput.to_string();
+                    items.push(event(Event::Skipped(entry.rel, why)));
+                }
+                return;
+            }
+            Some(why) => {
+                items.push(event(excluded(verbose, &entry.rel, why.reason(), why)));
+                return;
+            }
+        }
+        let stat = stat.unwrap_or_else(|| entry.stat(AtFlags::empty()));
+        let path = entry.path();
+        judge(stat, entry.rel, path, verbose, &mut |statted| {
+            items.push(Item::Statted(statted))
+        });
+    }
+}
+
+fn event(event: Event) -> Item {
+    Item::Statted(Statted::Event(event))
+}
+
+/// An entry of an open directory.
+struct Entry<'o> {
+    open: &'o Open<'o>,
+    name: &'o OsStr,
+    /// Its path relative to DIR.
+    rel: PathBuf,
+}
+
+impl Entry<'_> {
+    /// To open it: DIR joined with its path relative to DIR.
+    fn path(&self) -> PathBuf {
+        joined(&self.open.path, self.name)
+    }
+
+    /// Its stat, through the directory's descriptor.
+    fn stat(&self, flags: AtFlags) -> io::Result<Stat> {
+        let dir = self.open.dir.fd()?;
+        Ok(rustix::fs::statat(dir, self.name, flags)?)
+    }
+}
+
+/// The names in a directory with their types as it gives them, in the walk's order.
+fn names(dir: &mut Dir) -> rustix::io::Result<Vec<(OsString, FileType)>> {
+    let mut names = Vec::new();
+    while let Some(entry) = dir.read() {
+        let entry = entry?;
+        let name = entry.file_name().to_bytes();
+        if name != b"." && name != b".." {
+            names.push((OsString::from_vec(name.to_vec()), entry.file_type()));
+        }
+    }
+    names.sort_by(|(a, _), (b, _)| sort_key(a).cmp(&sort_key(b)));
+    Ok(names)
+}
+
+/// `dir` joined with `name`, allocated once (`Path::join` grows its copy of `dir`).
+fn joined(dir: &Path, name: &OsStr) -> PathBuf {
+    if dir.as_os_str().is_empty() {
+        return PathBuf::from(name);
+    }
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    path.push(dir);
+    path.push(name);
+    path
+}
+
+/// A directory or entry the walk cannot read: past PATH_MAX (where no URL can be short
+/// enough either) the subtree is passed over with a warning; anything else is an error, a
+/// silently missing subtree being worse than no new sitemap.
+fn unreadable(path: &Path, err: io::Error) -> Event {
+    if err.raw_os_error() == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error()) {
+        let problem = format!(
+            "{}: the path is too long to read (and its URLs would be)",
+            path.display()
+        );
+        return Event::Warning(Warning::TooLong, problem, "not listed");
+    }
+    let context = format!("cannot read {}", path.display());
+    Event::Failed(anyhow!(err).context(context))
+}
