@@ -48,12 +48,31 @@ pub fn w3c_form(text: &str) -> Option<String> {
 /// An mtime (seconds since the epoch) as `YYYY-MM-DDThh:mm:ss+00:00`, or None outside
 /// 1970..=9999: a page cannot have changed before the epoch, and W3C years have four digits.
 pub fn format_mtime(seconds: i64) -> Option<String> {
-    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]+00:00");
     let when = OffsetDateTime::from_unix_timestamp(seconds).ok()?;
-    if seconds < 0 || when.year() > 9999 {
+    let year = u32::try_from(when.year()).ok().filter(|year| *year <= 9999);
+    let (Some(year), false) = (year, seconds < 0) else {
         return None;
+    };
+    // Digit by digit: once per page, where time's formatter cost a tenth of a --no-html run.
+    let mut text = String::with_capacity(25);
+    let (hour, minute, second) = when.to_hms();
+    let fields = [
+        (year, 4, '-'),
+        (u32::from(u8::from(when.month())), 2, '-'),
+        (u32::from(when.day()), 2, 'T'),
+        (u32::from(hour), 2, ':'),
+        (u32::from(minute), 2, ':'),
+        (u32::from(second), 2, '+'),
+    ];
+    for (value, width, then) in fields {
+        for place in (0..width).rev() {
+            let digit = (value / 10u32.pow(place)) % 10;
+            text.push(char::from(b'0' + digit as u8));
+        }
+        text.push(then);
     }
-    when.format(format).ok()
+    text.push_str("00:00");
+    Some(text)
 }
 
 #[cfg(test)]
@@ -69,6 +88,18 @@ mod tests {
         );
         assert_eq!(format_mtime(-1), None);
         assert_eq!(format_mtime(253_402_300_800), None, "year 10000");
+        // Every field's every digit, as time's own formatter writes them.
+        let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]+00:00");
+        let mut seconds = 0;
+        while seconds < 253_402_300_800 {
+            let when = OffsetDateTime::from_unix_timestamp(seconds).unwrap();
+            assert_eq!(format_mtime(seconds), when.format(format).ok(), "{seconds}");
+            seconds += 7_777_777;
+        }
+        assert_eq!(
+            format_mtime(253_402_300_799).unwrap(),
+            "9999-12-31T23:59:59+00:00"
+        );
     }
 
     #[test]
