@@ -65,6 +65,8 @@ pub struct Files {
     extension: &'static str,
     /// The groups' names, the default group last; empty when the sitemap is not grouped.
     groups: Vec<String>,
+    /// Names in the output's directory that `--index-add` lists: never stale.
+    kept: Vec<PathBuf>,
 }
 
 /// Every extension our shards may have, from this run or an earlier one.
@@ -105,6 +107,21 @@ impl Files {
             stem,
             extension,
             groups,
+            kept: Vec::new(),
+        }
+    }
+
+    /// Keeps the files that `added`, URLs under `dir_url` (the output directory's), name
+    /// beside the output: another tool's sitemaps, which no run of ours removes.
+    pub fn keep(&mut self, added: &[String], dir_url: &str) {
+        for url in added {
+            let Some(name) = url.strip_prefix(dir_url) else {
+                continue;
+            };
+            if !name.contains(['/', '?']) {
+                let name = percent_encoding::percent_decode_str(name).collect::<Vec<u8>>();
+                self.kept.push(self.dir.join(OsStr::from_bytes(&name)));
+            }
         }
     }
 
@@ -156,7 +173,8 @@ impl Files {
 
     /// What an earlier run left that this one, which writes `written`, does not replace:
     /// shards of this run's format, and groups' sitemaps of this format that begin with our
-    /// mark (a group since renamed or dropped, or an earlier grouped run's).
+    /// mark (a group since renamed or dropped, or an earlier grouped run's), unless
+    /// `--index-add` lists them.
     pub fn stale(&self, written: &[PathBuf]) -> Result<Vec<PathBuf>> {
         let mut stale = Vec::new();
         let entries = fs::read_dir(&self.dir)
@@ -165,7 +183,7 @@ impl Files {
             let entry = entry?;
             let name = entry.file_name();
             let path = self.dir.join(&name);
-            if written.contains(&path) {
+            if written.contains(&path) || self.kept.contains(&path) {
                 continue;
             }
             let name = name.as_bytes();

@@ -148,7 +148,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         let format = (format, cli.gzip);
         Files::new(path, target, format, groups.names(), grouped)
     };
-    let destination = match cli.output {
+    let mut destination = match cli.output {
         Some(path) if path.as_os_str() == "-" => Destination::Stdout,
         Some(path) => {
             check_gzip_name(&path, cli.gzip)?;
@@ -254,6 +254,10 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         ImageRules::new(&base, cli.image_host, cli.digest_region.clone())
             .excluding(rules.excludes().clone())
     });
+    // What --index-add lists beside the index stays, even a group's file of an earlier run.
+    if let Destination::File(files) = &mut destination {
+        files.keep(&index_add, dir_url.as_deref().unwrap_or_default());
+    }
     Ok(Settings {
         walk: walk::Settings {
             root: dir.clone(),

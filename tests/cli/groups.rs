@@ -424,3 +424,28 @@ fn what_cannot_be_grouped_is_a_usage_error_and_nothing_is_written() {
     ])
     .success();
 }
+
+/// A group's file that a later run no longer writes, but lists with --index-add (the section
+/// now written by another tool, say), stays: the index never names a file the run removed.
+#[test]
+fn a_former_groups_file_that_index_add_lists_stays() {
+    let site = Site::with_pages(&["shop/a.html", "c.html"]);
+    site.run(&["--group", "shop=shop/**"]).success();
+    let shop = fs::read(site.path("sitemap-shop.xml")).unwrap();
+    let added = "https://example.com/sitemap-shop.xml";
+    site.run(&["--exclude", "shop/", "--index-add", added])
+        .success();
+    assert_eq!(fs::read(site.path("sitemap-shop.xml")).unwrap(), shop);
+    let entries = validate::index(&site.sitemap_path(), BASE);
+    assert_eq!(
+        locs(&entries),
+        ["https://example.com/sitemap-pages.xml", added]
+    );
+    assert_eq!(entries[1].lastmod, None);
+    let pages = validate::sitemap(&site.path("sitemap-pages.xml"), BASE);
+    assert_eq!(locs(&pages), ["https://example.com/c.html"]);
+    // Without it, the file goes.
+    site.run(&["--exclude", "shop/", "--group", "other=x/**"])
+        .success();
+    assert!(!site.path("sitemap-shop.xml").exists());
+}
