@@ -115,12 +115,8 @@ impl Files {
     /// beside the output: another tool's sitemaps, which no run of ours removes.
     pub fn keep(&mut self, added: &[String], dir_url: &str) {
         for url in added {
-            let Some(name) = url.strip_prefix(dir_url) else {
-                continue;
-            };
-            if !name.contains(['/', '?']) {
-                let name = percent_encoding::percent_decode_str(name).collect::<Vec<u8>>();
-                self.kept.push(self.dir.join(OsStr::from_bytes(&name)));
+            if let Some(name) = name_beside(url, dir_url) {
+                self.kept.push(self.dir.join(name));
             }
         }
     }
@@ -208,6 +204,17 @@ impl Files {
     pub fn shard_path(&self, n: usize) -> PathBuf {
         self.dir.join(self.shard_name(n))
     }
+}
+
+/// The name of the file `url` names directly in the directory whose URL is `dir_url`
+/// (decoded), if it names one there: not below it, and without a query.
+pub fn name_beside(url: &str, dir_url: &str) -> Option<OsString> {
+    let name = url.strip_prefix(dir_url)?;
+    if name.is_empty() || name.contains(['/', '?']) {
+        return None;
+    }
+    let name = percent_encoding::percent_decode_str(name).collect::<Vec<u8>>();
+    Some(OsString::from_vec(name))
 }
 
 /// `n` for `STEM-n.EXT` (n a decimal without leading zeros).

@@ -340,17 +340,16 @@ fn index_add(urls: Vec<url::Url>, files: &Files, dir_url: &str) -> Result<Vec<St
     for url in urls {
         let url = String::from(url);
         let flag = format!("--index-add {url}");
-        let Some(rest) = url.strip_prefix(dir_url).filter(|rest| !rest.is_empty()) else {
+        if url.strip_prefix(dir_url).is_none_or(str::is_empty) {
             bail!(
                 "{flag} does not lie under {dir_url}, the index's directory: an index may \
                  list only the sitemaps under its own directory"
             );
-        };
+        }
         if url.contains('#') || url.len() >= crate::url::MAX_LOC_LEN {
             bail!("{flag}: a sitemap's URL has no fragment and is under 2,048 characters");
         }
-        let name = percent_encoding::percent_decode_str(rest).collect::<Vec<u8>>();
-        if files.is_ours(std::ffi::OsStr::from_bytes(&name)) {
+        if outputs::name_beside(&url, dir_url).is_some_and(|name| files.is_ours(&name)) {
             bail!("{flag} names a file this run writes");
         }
         if added.contains(&url) {
