@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 
 use crate::atomic::dir_of;
-use crate::decide::{self, Decider, Planned};
+use crate::decide::{self, Decider};
 use crate::outputs::{Destination, Files, Format};
 use crate::report::{self, Report, Verbosity};
-use crate::scan::pool::{Pool, with_pool};
 use crate::sitemap::{self, Collector};
-use crate::{check, publish, walk};
+use crate::walk::{self, Walked};
+use crate::{check, publish};
 
 /// Everything a run needs, stage by stage.
 #[derive(Debug)]
@@ -24,8 +24,7 @@ pub struct Settings {
     pub check: bool,
     pub verbosity: Verbosity,
     pub strict: bool,
-    /// Threads that read directories and pages (-j); with 1, pages are read on the main
-    /// thread.
+    /// Threads that read directories and pages (-j).
     pub jobs: usize,
 }
 
@@ -46,37 +45,26 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     // sitemap.
     let mut collector = Collector::new(&settings.sitemap, settings.decide.read_html)?;
     let mut collected: u64 = 0;
-    with_pool(settings.jobs, |pool| {
-        let mut settle = |decider: &mut Decider, pool: &mut Pool<_>, wait, report: &mut Report| {
-            while let Some((walked, scanned)) = pool.next(wait) {
-                let planned = match walked {
-                    Walked::Page(planned) => planned,
-                    Walked::Event(event) => {
-                        event.report(report)?;
-                        continue;
-                    }
-                };
-                if let Some(entry) = decider.decide(planned, scanned, report)? {
-                    collector.push(entry)?;
-                    collected += 1;
-                    report.progress(collected);
-                }
+    let planner = decider.planner();
+    // Events stay in their place among the pages, for the report.
+    walk::visit(
+        &settings.walk,
+        settings.jobs,
+        &planner,
+        report,
+        |walked, report| {
+            let prepared = match walked {
+                Walked::Page(prepared) => prepared,
+                Walked::Event(event) => return event.report(report),
+            };
+            if let Some(entry) = decider.decide(prepared, report)? {
+                collector.push(entry)?;
+                collected += 1;
+                report.progress(collected);
             }
-            anyhow::Ok(())
-        };
-        walk::visit(&settings.walk, settings.jobs, report, |walked, report| {
-            // Events stay in their place among the pages, for the report.
-            match walked {
-                walk::Walked::Page(page) => {
-                    let (planned, read) = decider.plan(page);
-                    pool.push(Walked::Page(planned), read);
-                }
-                walk::Walked::Event(event) => pool.push(Walked::Event(event), None),
-            }
-            settle(&mut decider, pool, false, report)
-        })?;
-        settle(&mut decider, pool, true, report)
-    })?;
+            Ok(())
+        },
+    )?;
     decider.finish(report)?;
     if collected == 0 {
         bail!(
@@ -126,12 +114,6 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     let place = place(files, format, shards, wrote_robots, report);
     report.summary(collected, &place, churn);
     Ok(())
-}
-
-/// What the pool carries for each page or event of the walk.
-enum Walked<'s> {
-    Page(Planned<'s>),
-    Event(walk::Event),
 }
 
 /// Where our temp files are made, and killed runs may have left theirs: DIR, the output's

@@ -20,12 +20,11 @@ use crate::html;
 use crate::report::{self, Reason, Report, Warning};
 use crate::scan::head::Head;
 use crate::scan::images::{ImageRules, ImageWant, MAX_IMAGES};
-use crate::scan::pool::Read;
-use crate::scan::{Scanned, Want};
+use crate::scan::{Scanned, Scanner, Want};
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping, PagePath, encode_path};
-use crate::walk::Page;
 use crate::walk::rules::{GroupRules, ValueRules};
-use lastmod::{Churn, Dater, Listed};
+use crate::walk::{self, Page, PageFile};
+use lastmod::{Churn, Dater, Digests, Listed};
 use robots::Disallow;
 use verdict::{Form, Verdict};
 
@@ -62,6 +61,75 @@ pub struct Planned<'s> {
     group: usize,
 }
 
+/// What is known of each page before it is decided, found on the thread that walked it:
+/// its URL, the values its rules give, and what was read of it.
+pub struct Planner<'s> {
+    settings: &'s Settings,
+    digests: Digests<'s>,
+}
+
+/// A page prepared for `Decider::decide`.
+pub struct Prepared<'s> {
+    planned: Planned<'s>,
+    scanned: io::Result<Scanned>,
+}
+
+impl<'s> walk::Prepare for Planner<'s> {
+    type Scratch = Scanner;
+    type Prepared = Prepared<'s>;
+
+    fn prepare(&self, scanner: &mut Scanner, page: Page, file: PageFile) -> Prepared<'s> {
+        let size = page.stamp.size;
+        let (planned, want) = self.plan(page);
+        let scanned = match want {
+            Some(want) => scanner.scan(|| file.open(), size, want),
+            None => Ok(Scanned::default()),
+        };
+        Prepared { planned, scanned }
+    }
+}
+
+impl<'s> Planner<'s> {
+    /// What is known of `page` before it is read, and what to read of it.
+    fn plan(&self, page: Page) -> (Planned<'s>, Option<Want<'s>>) {
+        let settings = self.settings;
+        let computed = settings.mapping.page_path(&page.rel);
+        let loc = settings.base.join(&computed.path);
+        let rules = !(settings.changefreq.is_empty()
+            && settings.priority.is_empty()
+            && settings.groups.is_empty());
+        let candidate = rules.then(|| Candidate::new(&page.rel));
+        let value = |rules: &'s ValueRules| candidate.as_ref().and_then(|c| rules.value(c));
+        let html = html::is_page(&page.rel);
+        // A page --state must digest is read once, whole, for its head as well.
+        let want = Want {
+            html,
+            head: settings.read_html && html,
+            digest: self.digests.rules(&page, &computed.path),
+            dates: settings.lastmod.mode.reads_pages(),
+            images: settings
+                .images
+                .as_ref()
+                .filter(|_| html)
+                .map(|rules| ImageWant {
+                    rules,
+                    page: settings.base.join(&encode_path(&page.rel)),
+                }),
+        };
+        // A page whose URL is too long is left out unread.
+        let want = (loc.len() < MAX_LOC_LEN).then_some(want);
+        let planned = Planned {
+            changefreq: value(&settings.changefreq),
+            priority: value(&settings.priority),
+            group: candidate.as_ref().map_or(0, |c| settings.groups.group(c)),
+            page,
+            computed,
+            loc,
+        };
+        (planned, want)
+    }
+}
+
 pub struct Decider<'s> {
     settings: &'s Settings,
     base: Url,
@@ -91,57 +159,19 @@ impl<'s> Decider<'s> {
         })
     }
 
-    /// What is known of `page` before it is read, and what to read of it.
-    pub fn plan(&self, page: Page) -> (Planned<'s>, Option<Read<'s>>) {
-        let settings = self.settings;
-        let computed = settings.mapping.page_path(&page.rel);
-        let loc = settings.base.join(&computed.path);
-        let rules = !(settings.changefreq.is_empty()
-            && settings.priority.is_empty()
-            && settings.groups.is_empty());
-        let candidate = rules.then(|| Candidate::new(&page.rel));
-        let value = |rules: &'s ValueRules| candidate.as_ref().and_then(|c| rules.value(c));
-        let html = html::is_page(&page.rel);
-        // A page --state must digest is read once, whole, for its head as well.
-        let want = Want {
-            html,
-            head: settings.read_html && html,
-            digest: self.dater.digest_rules(&page, &computed.path),
-            dates: settings.lastmod.mode.reads_pages(),
-            images: settings
-                .images
-                .as_ref()
-                .filter(|_| html)
-                .map(|rules| ImageWant {
-                    rules,
-                    page: settings.base.join(&encode_path(&page.rel)),
-                }),
-        };
-        let read = (loc.len() < MAX_LOC_LEN).then(|| Read {
-            path: page.path.clone(),
-            size: page.stamp.size,
-            want,
-        });
-        let planned = Planned {
-            changefreq: value(&settings.changefreq),
-            priority: value(&settings.priority),
-            group: candidate.as_ref().map_or(0, |c| settings.groups.group(c)),
-            page,
-            computed,
-            loc,
-        };
-        (planned, read)
+    /// What prepares the pages for `decide`, on the threads that walk the site.
+    pub fn planner(&self) -> Planner<'s> {
+        Planner {
+            settings: self.settings,
+            digests: self.dater.digests(),
+        }
     }
 
     /// The page's entry, given what was read of it, or None when it is left out (and
     /// reported).
-    pub fn decide(
-        &mut self,
-        planned: Planned,
-        scanned: io::Result<Scanned>,
-        report: &mut Report,
-    ) -> Result<Option<Entry>> {
+    pub fn decide(&mut self, prepared: Prepared, report: &mut Report) -> Result<Option<Entry>> {
         let settings = self.settings;
+        let Prepared { planned, scanned } = prepared;
         let Planned {
             page,
             computed,

@@ -9,7 +9,6 @@ pub mod digest;
 pub mod head;
 pub mod images;
 mod page;
-pub mod pool;
 pub mod select;
 mod tokens;
 

@@ -1,22 +1,30 @@
 //! The candidate files: a walk of DIR or a given list, both in the same order, filtered by the
 //! rules into pages. The order is depth first, each directory's names ordered by `sort_key`.
 //!
-//! The finding runs ahead of the caller's work on each page, on threads of its own. The walk
-//! (`tree`) reads directories on several threads, each directory's pages statted by the
-//! thread that read it, and puts their results back in order. A list is read and ruled on
-//! one thread (`find`) and its pages statted on the next (`stat`), handed on in batches, in
-//! order.
+//! The finding runs ahead of the caller's work on each page, on threads of its own, and so
+//! does the caller's first work on each page (`Prepare`: reading it), as soon as the page is
+//! statted. The walk (`tree`) reads directories on several threads, each directory's pages
+//! statted and prepared by the thread that read it, and puts their results back in order. A
+//! list is read and ruled on one thread (`find`) and its pages statted and prepared on
+//! `-j` threads (`stat`), handed on in batches, put back in order.
 
 mod find;
 pub mod rules;
 mod stat;
 mod tree;
 
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io;
+use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::thread;
 
 use anyhow::Result;
+use rustix::fs::{Mode, OFlags};
 
 use crate::report::{Reason, Report, Warning};
 use find::Finder;
@@ -68,34 +76,73 @@ pub struct Page {
     pub stamp: Stamp,
 }
 
+/// A page's file, to be opened through a descriptor of its directory: one short lookup
+/// instead of a lookup of every component of its path.
+pub struct PageFile<'a> {
+    dir: BorrowedFd<'a>,
+    name: &'a OsStr,
+}
+
+impl PageFile<'_> {
+    /// Opens the file for reading (following a symlink, as its stat did).
+    pub fn open(&self) -> io::Result<File> {
+        let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY;
+        Ok(File::from(rustix::fs::openat(
+            self.dir,
+            self.name,
+            flags,
+            Mode::empty(),
+        )?))
+    }
+}
+
+/// The caller's first work on each page, done on the thread that statted it, in parallel
+/// with the walk: what the caller is handed in the page's place.
+pub trait Prepare: Sync {
+    /// A thread's own means (buffers reused from page to page).
+    type Scratch: Default;
+    type Prepared: Send;
+
+    fn prepare(&self, scratch: &mut Self::Scratch, page: Page, file: PageFile) -> Self::Prepared;
+}
+
 /// What the walk hands on, in order.
-pub enum Walked {
-    Page(Page),
+pub enum Walked<T> {
+    /// A page, prepared.
+    Page(T),
     /// What else happened, to be reported in its place (`Event::report`).
     Event(Event),
 }
 
-/// Calls `on_walked` for every page and event, in order. A walk reads directories on
-/// `threads` threads.
-pub fn visit(
+/// Calls `on_walked` for every page, prepared by `prepare`, and every event, in order. A
+/// walk reads directories on `threads` threads.
+pub fn visit<P: Prepare>(
     settings: &Settings,
     threads: usize,
+    prepare: &P,
     report: &mut Report,
-    mut on_walked: impl FnMut(Walked, &mut Report) -> Result<()>,
+    mut on_walked: impl FnMut(Walked<P::Prepared>, &mut Report) -> Result<()>,
 ) -> Result<()> {
     let (from, separator) = match &settings.source {
         Source::Walk { follow } => {
-            return tree::walk(settings, *follow, threads, |statted| {
-                on_walked(walked(statted), report)
+            return tree::walk(settings, *follow, threads, prepare, |walked| {
+                on_walked(walked, report)
             });
         }
         Source::List { from, separator } => (from, *separator),
     };
+    let (sender, unstatted) = sync_channel(BATCHES_AHEAD);
+    let unstatted = Mutex::new((unstatted, 0));
     thread::scope(|scope| {
-        let (sender, unstatted) = sync_channel(BATCHES_AHEAD);
         let (statted, receiver) = sync_channel(BATCHES_AHEAD);
         let verbose = settings.verbose;
-        let stat_stage = scope.spawn(move || stat::stat_pages(unstatted, statted, verbose));
+        let stat_stage: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                let (unstatted, statted) = (&unstatted, statted.clone());
+                scope.spawn(move || stat::stat_pages(unstatted, statted, verbose, prepare))
+            })
+            .collect();
+        drop(statted);
         let finder = scope.spawn(move || {
             let mut finder = Finder::new(settings, sender);
             finder.list(from, separator).and_then(|()| finder.flush())
@@ -105,9 +152,11 @@ pub fn visit(
         let found = finder
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        stat_stage
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        for thread in stat_stage {
+            thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
         consumed.and(found)
     })
 }
@@ -119,17 +168,6 @@ const BATCHES_AHEAD: usize = 8;
 /// turn into a `Page` or not, or what else happened on the way.
 enum Found {
     Candidate { rel: PathBuf, path: PathBuf },
-    Event(Event),
-}
-
-/// What the stat stage hands on, in order.
-enum Statted {
-    Page {
-        rel: PathBuf,
-        path: PathBuf,
-        mtime: i64,
-        stamp: Stamp,
-    },
     Event(Event),
 }
 
@@ -150,34 +188,25 @@ fn excluded(verbose: bool, rel: &Path, reason: Reason, why: impl std::fmt::Displ
     )
 }
 
-fn consume(
-    receiver: Receiver<Vec<Statted>>,
+/// Hands on the stat stage's batches in the order they were found: each comes with its
+/// number, and those that come early wait (at most as many as are in flight).
+fn consume<T>(
+    receiver: Receiver<(u64, Vec<Walked<T>>)>,
     report: &mut Report,
-    on_walked: &mut impl FnMut(Walked, &mut Report) -> Result<()>,
+    on_walked: &mut impl FnMut(Walked<T>, &mut Report) -> Result<()>,
 ) -> Result<()> {
-    for batch in receiver {
-        for statted in batch {
-            on_walked(walked(statted), report)?;
+    let mut early = BTreeMap::new();
+    let mut next = 0;
+    for (number, batch) in receiver {
+        early.insert(number, batch);
+        while let Some(batch) = early.remove(&next) {
+            next += 1;
+            for walked in batch {
+                on_walked(walked, report)?;
+            }
         }
     }
     Ok(())
-}
-
-fn walked(statted: Statted) -> Walked {
-    match statted {
-        Statted::Page {
-            rel,
-            path,
-            mtime,
-            stamp,
-        } => Walked::Page(Page {
-            rel,
-            path,
-            mtime,
-            stamp,
-        }),
-        Statted::Event(event) => Walked::Event(event),
-    }
 }
 
 impl Event {

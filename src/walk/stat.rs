@@ -1,54 +1,74 @@
 //! The stat stage of a list of files: every page's metadata, through a descriptor of its
-//! directory (mostly kernel time, on a thread of its own); and what a stat makes of a file,
-//! for the walk too.
+//! directory, and the page prepared, on threads of its own; and what a stat makes of a
+//! file, for the walk too.
 
 use std::ffi::OsStr;
 use std::fs;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use super::rules::split_name;
-use super::{Event, Found, Stamp, Statted, excluded};
+use super::{Event, Found, Page, PageFile, Prepare, Stamp, Walked, excluded};
 use crate::report::{Reason, Warning};
 
-/// The stat stage: every page's metadata, through a descriptor of its directory.
-pub(super) fn stat_pages(
-    receiver: Receiver<Vec<Found>>,
-    sender: SyncSender<Vec<Statted>>,
+/// The stat stage: every page's metadata, through a descriptor of its directory, and the
+/// page prepared.
+/// The batches are taken in turn by the stage's threads, numbered as they are taken.
+pub(super) fn stat_pages<P: Prepare>(
+    receiver: &Mutex<(Receiver<Vec<Found>>, u64)>,
+    sender: SyncSender<(u64, Vec<Walked<P::Prepared>>)>,
     verbose: bool,
+    prepare: &P,
 ) {
     let mut stats = Stats::default();
-    for batch in receiver {
+    let mut scratch = P::Scratch::default();
+    loop {
+        let (number, batch) = {
+            let Ok(mut receiver) = receiver.lock() else {
+                return;
+            };
+            let (receiver, taken) = &mut *receiver;
+            let Ok(batch) = receiver.recv() else {
+                return;
+            };
+            *taken += 1;
+            (*taken - 1, batch)
+        };
         let mut out = Vec::with_capacity(batch.len() + 8);
         for found in batch {
             match found {
                 Found::Candidate { rel, path } => {
-                    stat_page(&mut stats, rel, path, verbose, &mut out)
+                    let name = OsStr::from_bytes(split_name(&path).1).to_os_string();
+                    let (stat, dir) = match stats.dir(&path) {
+                        Ok(dir) => {
+                            let stat = rustix::fs::statat(dir, &name, AtFlags::empty());
+                            (stat.map_err(io::Error::from), Some(dir))
+                        }
+                        Err(err) => (Err(err), None),
+                    };
+                    let mut event = |event| out.push(Walked::Event(event));
+                    // A page was statted through its directory's descriptor.
+                    if let (Some(page), Some(dir)) =
+                        (judge(stat, rel, path, verbose, &mut event), dir)
+                    {
+                        let file = PageFile { dir, name: &name };
+                        out.push(Walked::Page(prepare.prepare(&mut scratch, page, file)));
+                    }
                 }
-                Found::Event(event) => out.push(Statted::Event(event)),
+                Found::Event(event) => out.push(Walked::Event(event)),
             }
         }
         // A closed channel means the consumer failed; its error is the one to report.
-        if sender.send(out).is_err() {
+        if sender.send((number, out)).is_err() {
             return;
         }
     }
-}
-
-fn stat_page(
-    stats: &mut Stats,
-    rel: PathBuf,
-    path: PathBuf,
-    verbose: bool,
-    out: &mut Vec<Statted>,
-) {
-    let stat = stats.stat(&path);
-    judge(stat, rel, path, verbose, &mut |statted| out.push(statted));
 }
 
 /// What a candidate's stat (following a symlink) makes of it: a page, or events.
@@ -57,9 +77,8 @@ pub(super) fn judge(
     rel: PathBuf,
     path: PathBuf,
     verbose: bool,
-    out: &mut impl FnMut(Statted),
-) {
-    let mut event = |event| out(Statted::Event(event));
+    event: &mut impl FnMut(Event),
+) -> Option<Page> {
     let meta = match stat {
         Ok(meta) => meta,
         Err(err) if err.kind() == io::ErrorKind::NotFound => {
@@ -73,7 +92,7 @@ pub(super) fn judge(
                 format!("{} {what}", rel.display()),
                 "not listed",
             ));
-            return;
+            return None;
         }
         Err(err) if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
             event(excluded(verbose, &rel, Reason::Unusable, "a symlink loop"));
@@ -82,12 +101,12 @@ pub(super) fn judge(
                 format!("{} is a symlink loop", rel.display()),
                 "not listed",
             ));
-            return;
+            return None;
         }
         Err(err) => {
             let context = format!("cannot read {}", path.display());
             event(Event::Failed(anyhow::Error::from(err).context(context)));
-            return;
+            return None;
         }
     };
     if FileType::from_raw_mode(meta.st_mode) != FileType::RegularFile {
@@ -97,12 +116,12 @@ pub(super) fn judge(
             Reason::Unusable,
             "not a regular file",
         ));
-        return;
+        return None;
     }
     let nanos = |seconds: i64, nanoseconds: u64| {
         i128::from(seconds) * 1_000_000_000 + i128::from(nanoseconds)
     };
-    out(Statted::Page {
+    Some(Page {
         rel,
         path,
         mtime: meta.st_mtime,
@@ -112,7 +131,7 @@ pub(super) fn judge(
             ctime: nanos(meta.st_ctime, meta.st_ctime_nsec as u64),
             inode: meta.st_ino,
         },
-    });
+    })
 }
 
 /// Stats files (following symlinks) through a descriptor of their directory, as find does:
@@ -123,8 +142,9 @@ struct Stats {
 }
 
 impl Stats {
-    fn stat(&mut self, path: &Path) -> io::Result<rustix::fs::Stat> {
-        let (dir, name) = split_name(path);
+    /// A descriptor of the directory `path` lies in, opened once for the files in it.
+    fn dir(&mut self, path: &Path) -> io::Result<BorrowedFd<'_>> {
+        let (dir, _) = split_name(path);
         let dir = match dir {
             b"" if path.has_root() => b"/".as_slice(),
             b"" => b".",
@@ -142,8 +162,7 @@ impl Stats {
                 rustix::fs::open(dir, flags, Mode::empty())?,
             ));
         }
-        let name = OsStr::from_bytes(name);
         let (_, fd) = self.dir.as_ref().expect("opened above");
-        Ok(rustix::fs::statat(fd, name, AtFlags::empty())?)
+        Ok(fd.as_fd())
     }
 }

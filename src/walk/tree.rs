@@ -1,5 +1,6 @@
 //! The walk of DIR, on several threads. Whichever thread takes a directory reads it, orders
-//! its names, applies the rules and stats its pages through a descriptor of it; the caller
+//! its names, applies the rules, stats its pages through a descriptor of it and prepares
+//! them (opening them through it too); the caller
 //! puts the directories' results back together depth first, in the order a walk on one
 //! thread gives. The threads take the directories earliest in that order first, and stop
 //! reading ahead when enough results wait to be handed on: the memory stays bounded.
@@ -19,7 +20,7 @@ use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, Stat};
 use super::find::{DIR_SYMLINK, sort_key};
 use super::rules::Skip;
 use super::stat::judge;
-use super::{Event, Settings, Statted, excluded};
+use super::{Event, PageFile, Prepare, Settings, Walked, excluded};
 use crate::report::Warning;
 
 /// Entries read and not yet handed on past which the threads wait (unless the caller waits
@@ -28,20 +29,25 @@ use crate::report::Warning;
 /// when the caller is the slower (reading pages).
 const AHEAD: usize = 16 * 1024;
 
-/// Walks DIR on `threads` threads, calling `on_statted` for every page and event, in order;
-/// stops at the first error `on_statted` returns.
-pub(super) fn walk(
+/// Walks DIR on `threads` threads, calling `on_walked` for every page (prepared by
+/// `prepare`) and event, in order; stops at the first error `on_walked` returns.
+pub(super) fn walk<P: Prepare>(
     settings: &Settings,
     follow: bool,
     threads: usize,
-    mut on_statted: impl FnMut(Statted) -> Result<()>,
+    prepare: &P,
+    mut on_walked: impl FnMut(Walked<P::Prepared>) -> Result<()>,
 ) -> Result<()> {
     let shared = Shared {
         state: Mutex::new(State::default()),
         work: Condvar::new(),
         results: Condvar::new(),
     };
-    let reader = Reader { settings, follow };
+    let reader = Reader {
+        settings,
+        follow,
+        prepare,
+    };
     shared.lock().pending.insert(
         Vec::new(),
         Job {
@@ -64,7 +70,8 @@ pub(super) fn walk(
                 None => {
                     stack.pop();
                 }
-                Some(Item::Statted(statted)) => on_statted(statted)?,
+                Some(Item::Page(page)) => on_walked(Walked::Page(page))?,
+                Some(Item::Event(event)) => on_walked(Walked::Event(event))?,
                 Some(Item::Dir(index)) => {
                     let mut child = place.clone();
                     child.push(index);
@@ -80,10 +87,11 @@ pub(super) fn walk(
     })
 }
 
-/// What the walk gives, in a directory's order: a page or an event, or where the results of
-/// a subdirectory go (its index among the directory's subdirectories entered).
-enum Item {
-    Statted(Statted),
+/// What the walk gives, in a directory's order: a page (prepared) or an event, or where the
+/// results of a subdirectory go (its index among the directory's subdirectories entered).
+enum Item<T> {
+    Page(T),
+    Event(Event),
     Dir(u32),
 }
 
@@ -106,12 +114,11 @@ struct Ancestor {
 /// parent's. Places in their order are the walk's order.
 type Place = Vec<u32>;
 
-#[derive(Default)]
-struct State {
+struct State<T> {
     /// Directories to read, by place.
     pending: BTreeMap<Place, Job>,
     /// Directories read, with what they gave.
-    ready: HashMap<Place, Vec<Item>>,
+    ready: HashMap<Place, Vec<Item<T>>>,
     /// Entries in `ready`.
     held: usize,
     /// The directory the caller waits for.
@@ -123,21 +130,35 @@ struct State {
     panicked: bool,
 }
 
-struct Shared {
-    state: Mutex<State>,
+impl<T> Default for State<T> {
+    fn default() -> Self {
+        State {
+            pending: BTreeMap::new(),
+            ready: HashMap::new(),
+            held: 0,
+            wanted: None,
+            idle: 0,
+            stop: false,
+            panicked: false,
+        }
+    }
+}
+
+struct Shared<T> {
+    state: Mutex<State<T>>,
     /// Signalled when a directory may be taken, or the walk stops.
     work: Condvar,
     /// Signalled when a directory has been read, or a thread panicked.
     results: Condvar,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+impl<T> Shared<T> {
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// What the directory at `place` gave, once it is read; None if a thread panicked.
-    fn take(&self, place: &[u32]) -> Option<Vec<Item>> {
+    fn take(&self, place: &[u32]) -> Option<Vec<Item<T>>> {
         let mut state = self.lock();
         loop {
             if state.panicked {
@@ -168,9 +189,9 @@ impl Shared {
 }
 
 /// Stops the threads when the caller is done.
-struct Stop<'a>(&'a Shared);
+struct Stop<'a, T>(&'a Shared<T>);
 
-impl Drop for Stop<'_> {
+impl<T> Drop for Stop<'_, T> {
     fn drop(&mut self) {
         self.0.lock().stop = true;
         self.0.work.notify_all();
@@ -179,9 +200,9 @@ impl Drop for Stop<'_> {
 
 /// Tells the caller that a thread panicked, when it unwinds: the directory it was reading
 /// will never be ready.
-struct Alarm<'a>(&'a Shared);
+struct Alarm<'a, T>(&'a Shared<T>);
 
-impl Drop for Alarm<'_> {
+impl<T> Drop for Alarm<'_, T> {
     fn drop(&mut self) {
         if thread::panicking() {
             let mut state = self.0.lock();
@@ -194,8 +215,9 @@ impl Drop for Alarm<'_> {
     }
 }
 
-fn work(shared: &Shared, reader: &Reader) {
+fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
     let _alarm = Alarm(shared);
+    let mut scratch = P::Scratch::default();
     loop {
         let (place, job) = {
             let mut state = shared.lock();
@@ -220,7 +242,7 @@ fn work(shared: &Shared, reader: &Reader) {
             }
         };
         let mut subdirs = Vec::new();
-        let items = reader.read(&job, &mut subdirs);
+        let items = reader.read(&job, &mut subdirs, &mut scratch);
         let mut state = shared.lock();
         let more = !subdirs.is_empty();
         for (index, subdir) in subdirs.into_iter().enumerate() {
@@ -242,10 +264,11 @@ fn work(shared: &Shared, reader: &Reader) {
     }
 }
 
-/// Reads directories.
-struct Reader<'s> {
+/// Reads directories, and prepares their pages.
+struct Reader<'s, P> {
     settings: &'s Settings,
     follow: bool,
+    prepare: &'s P,
 }
 
 /// An open directory being read, and where it is.
@@ -257,17 +280,22 @@ struct Open<'j> {
     ancestors: Option<Arc<Ancestor>>,
 }
 
-impl Reader<'_> {
+impl<P: Prepare> Reader<'_, P> {
     /// What the directory of `job` gives, in order; the subdirectories to enter are added to
     /// `subdirs`, in order.
-    fn read(&self, job: &Job, subdirs: &mut Vec<Job>) -> Vec<Item> {
+    fn read(
+        &self,
+        job: &Job,
+        subdirs: &mut Vec<Job>,
+        scratch: &mut P::Scratch,
+    ) -> Vec<Item<P::Prepared>> {
         let mut items = Vec::new();
         let path = match job.rel.as_os_str().is_empty() {
             true => self.settings.root.clone(),
             false => self.settings.root.join(&job.rel),
         };
         match self.open(job, path) {
-            Ok(mut open) => self.entries(&mut open, subdirs, &mut items),
+            Ok(mut open) => self.entries(&mut open, subdirs, &mut items, scratch),
             Err((path, err)) => items.push(event(unreadable(&path, err))),
         }
         items
@@ -298,7 +326,13 @@ impl Reader<'_> {
         })
     }
 
-    fn entries(&self, open: &mut Open, subdirs: &mut Vec<Job>, items: &mut Vec<Item>) {
+    fn entries(
+        &self,
+        open: &mut Open,
+        subdirs: &mut Vec<Job>,
+        items: &mut Vec<Item<P::Prepared>>,
+        scratch: &mut P::Scratch,
+    ) {
         let names = match names(&mut open.dir) {
             Ok(names) => names,
             Err(err) => return items.push(event(unreadable(&open.path, err.into()))),
@@ -323,9 +357,9 @@ impl Reader<'_> {
             };
             let enter = match file_type {
                 FileType::Directory => Some(entry.rel),
-                FileType::Symlink => self.symlink(entry, items),
+                FileType::Symlink => self.symlink(entry, items, scratch),
                 _ => {
-                    self.file(entry, None, items);
+                    self.file(entry, None, items, scratch);
                     None
                 }
             };
@@ -336,7 +370,13 @@ impl Reader<'_> {
     }
 
     /// A subdirectory: entered (its results go here) or passed over by the rules.
-    fn subdir(&self, open: &Open, rel: PathBuf, subdirs: &mut Vec<Job>, items: &mut Vec<Item>) {
+    fn subdir(
+        &self,
+        open: &Open,
+        rel: PathBuf,
+        subdirs: &mut Vec<Job>,
+        items: &mut Vec<Item<P::Prepared>>,
+    ) {
         if let Some(why) = self.settings.rules.skip_dir(&rel) {
             if self.settings.verbose {
                 items.push(event(Event::Skipped(rel, why.to_string())));
@@ -352,7 +392,12 @@ impl Reader<'_> {
 
     /// A symlink: a directory to enter (under -L), or a file, or passed over. Returns the
     /// path of a directory to enter.
-    fn symlink(&self, entry: Entry, items: &mut Vec<Item>) -> Option<PathBuf> {
+    fn symlink(
+        &self,
+        entry: Entry,
+        items: &mut Vec<Item<P::Prepared>>,
+        scratch: &mut P::Scratch,
+    ) -> Option<PathBuf> {
         let stat = entry.stat(AtFlags::empty());
         let dir = match &stat {
             Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Directory => {
@@ -394,14 +439,20 @@ impl Reader<'_> {
                 None
             }
             (None, _, stat) => {
-                self.file(entry, Some(stat), items);
+                self.file(entry, Some(stat), items, scratch);
                 None
             }
         }
     }
 
     /// A file: a page, unless the rules or its stat (`stat`, or made now) say otherwise.
-    fn file(&self, entry: Entry, stat: Option<io::Result<Stat>>, items: &mut Vec<Item>) {
+    fn file(
+        &self,
+        entry: Entry,
+        stat: Option<io::Result<Stat>>,
+        items: &mut Vec<Item<P::Prepared>>,
+        scratch: &mut P::Scratch,
+    ) {
         let verbose = self.settings.verbose;
         let candidate = Candidate::new(&entry.rel);
         match self.settings.rules.skip_file(&entry.rel, &candidate) {
@@ -420,14 +471,26 @@ impl Reader<'_> {
         }
         let stat = stat.unwrap_or_else(|| entry.stat(AtFlags::empty()));
         let path = entry.path();
-        judge(stat, entry.rel, path, verbose, &mut |statted| {
-            items.push(Item::Statted(statted))
-        });
+        let Some(page) = judge(stat, entry.rel, path, verbose, &mut |e| {
+            items.push(event(e))
+        }) else {
+            return;
+        };
+        match entry.open.dir.fd() {
+            Ok(dir) => {
+                let file = PageFile {
+                    dir,
+                    name: entry.name,
+                };
+                items.push(Item::Page(self.prepare.prepare(scratch, page, file)));
+            }
+            Err(err) => items.push(event(unreadable(&page.path, err.into()))),
+        }
     }
 }
 
-fn event(event: Event) -> Item {
-    Item::Statted(Statted::Event(event))
+fn event<T>(event: Event) -> Item<T> {
+    Item::Event(event)
 }
 
 /// An entry of an open directory.

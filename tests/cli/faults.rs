@@ -722,9 +722,13 @@ fn a_page_that_vanishes_between_its_stat_and_its_read_is_a_warning() {
         let before = fs::read(site.sitemap_path()).unwrap();
         let victim = site.path("p05.html");
         let trace = site.outside().join("trace");
+        // Pages are opened through their directory's descriptor, by name: strace matches
+        // the name as given.
         let inject = [
             "-P",
             victim.to_str().unwrap(),
+            "-P",
+            "p05.html",
             "-e",
             "trace=openat",
             "-e",

@@ -290,3 +290,107 @@ fn a_wide_and_deep_tree_is_walked_in_the_same_order_on_any_number_of_threads() {
         }
     }
 }
+
+#[test]
+fn heads_read_on_the_walk_threads_come_back_in_order_on_any_number_of_threads() {
+    // Every page's head decides it: noindex pages are left out, redirect stubs too, others
+    // declare their canonical URL in another form (listed so) or name an alternate. Pages
+    // are read by the thread that walked their directory (a directory of 2,000, others of
+    // a few), or, from a list, in batches on -j threads: the sitemap, the state and every
+    // line printed must be one thread's, in the walk's order.
+    let site = Site::empty();
+    let mut rels = Vec::new();
+    for dir in ["big", "d0/a", "d0/b", "d1", "d2/x/y"] {
+        let count = if dir == "big" { 2_000 } else { 150 };
+        for i in 0..count {
+            rels.push(format!("{dir}/p{i}.html"));
+        }
+    }
+    let mut listed = std::collections::HashMap::new();
+    for (i, rel) in rels.iter().enumerate() {
+        let stem = rel.strip_suffix(".html").unwrap();
+        let head = match i % 5 {
+            0 => "<meta name=robots content=noindex>".to_string(),
+            1 => "<meta http-equiv=refresh content='0; url=/elsewhere'>".to_string(),
+            2 => format!("<link rel=canonical href=/{stem}>"),
+            3 => format!("<link rel=alternate hreflang=de href=/{rel}>"),
+            _ => String::new(),
+        };
+        site.write(rel, format!("<!doctype html><head>{head}</head><p>{i}</p>"));
+        let loc = match i % 5 {
+            0 | 1 => None,
+            2 => Some(format!("{BASE}{stem}")),
+            _ => Some(format!("{BASE}{rel}")),
+        };
+        listed.insert(rel.clone(), loc);
+    }
+    // The list in the order the pages were made (p0, p1, p2, …), not the walk's.
+    let list: Vec<u8> = rels
+        .iter()
+        .flat_map(|rel| format!("{rel}\n").into_bytes())
+        .collect();
+    walk_order(&mut rels);
+    let in_walk_order: Vec<String> = rels.iter().filter_map(|rel| listed[rel].clone()).collect();
+    // The state records a file's stamp once it is 2 s old (it might be written again
+    // within the same clock tick before): past that, every run records the same.
+    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    let (state, output) = (site.outside().join("state"), site.outside().join("s.xml"));
+    let run = |jobs: &str, from_list: bool| {
+        let _ = std::fs::remove_file(&state);
+        let mut args = vec!["-v", "-j", jobs];
+        args.extend(["-o", output.to_str().unwrap()]);
+        args.extend(["--state", state.to_str().unwrap()]);
+        if from_list {
+            args.extend(["--files-from", "-"]);
+        }
+        let run = site.command(&args).stdin(list.clone()).run();
+        let stderr = run.success().stderr();
+        validate::sitemap(&output, BASE);
+        (
+            std::fs::read(&output).unwrap(),
+            stderr,
+            std::fs::read(&state).unwrap(),
+        )
+    };
+    let locs = |xml: &[u8]| -> Vec<String> {
+        validate::parse_urls(xml)
+            .into_iter()
+            .map(|url| url.loc)
+            .collect()
+    };
+    let walked = run("1", false);
+    assert!(locs(&walked.0) == in_walk_order, "the walk's order");
+    assert!(
+        walked.1.contains("big/p0.html: marked noindex"),
+        "{}",
+        walked.1
+    );
+    for jobs in ["2", "3", "16"] {
+        assert!(run(jobs, false) == walked, "-j1 and -j{jobs} differ");
+    }
+    // A list is put in the walk's order.
+    let from_list = run("1", true);
+    let first_diff = |a: &[u8], b: &[u8]| {
+        let (a, b) = (String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+        a.lines()
+            .zip(b.lines())
+            .find(|(x, y)| x != y)
+            .map(|(x, y)| format!("{x}\n{y}"))
+    };
+    assert!(
+        from_list.0 == walked.0,
+        "{:?}",
+        first_diff(&from_list.0, &walked.0)
+    );
+    assert!(
+        from_list.2 == walked.2,
+        "{:?}",
+        first_diff(&from_list.2, &walked.2)
+    );
+    for jobs in ["2", "16"] {
+        assert!(
+            run(jobs, true) == from_list,
+            "--files-from: -j1 and -j{jobs} differ"
+        );
+    }
+}

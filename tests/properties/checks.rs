@@ -498,7 +498,7 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
         };
         records.insert(mapping.page_path(&rel).path, record);
     }
-    let mut read = written_state(records.iter().map(|(k, r)| (k.as_str(), r)), &rules);
+    let read = written_state(records.iter().map(|(k, r)| (k.as_str(), r)), &rules);
     assert!(read.comparable);
     assert_eq!(read.len(), records.len());
     for (key, record) in &records {

@@ -8,6 +8,7 @@ pub mod state;
 use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -140,7 +141,8 @@ struct Frozen<'c> {
     /// when the run began.
     settled_before: i128,
     rules: &'c DigestRules,
-    old: OldState,
+    /// Shared with `Digests`, on the threads that prepare pages.
+    old: Arc<OldState>,
     /// Whether `old` holds a published sitemap's dates rather than a state.
     adopted: bool,
     /// The new state, written as the pages are dated, beside the state file.
@@ -273,7 +275,7 @@ impl<'c> Dater<'c> {
                 Some(Frozen {
                     settled_before: now - SETTLING as i128,
                     rules,
-                    old,
+                    old: Arc::new(old),
                     adopted,
                     new,
                     changes,
@@ -293,12 +295,14 @@ impl<'c> Dater<'c> {
         })
     }
 
-    /// The rules to digest `page` with when `date` will need its digest: with --state, for a
-    /// page that is new or whose stamp changed. (The caller may read it once for every use.)
-    pub fn digest_rules(&self, page: &Page, url_path: &str) -> Option<&'c DigestRules> {
-        let frozen = self.frozen.as_ref()?;
-        let unchanged = frozen.old.comparable && frozen.old.stamp(url_path) == Some(page.stamp);
-        (!unchanged).then_some(frozen.rules)
+    /// What tells which pages `date` will need the digest of, for the threads that read
+    /// the pages.
+    pub fn digests(&self) -> Digests<'c> {
+        Digests(
+            self.frozen
+                .as_ref()
+                .map(|frozen| (Arc::clone(&frozen.old), frozen.rules)),
+        )
     }
 
     /// The lastmod of `page`, listed as `url`; `digest` is the page's digest if the caller
@@ -362,7 +366,7 @@ impl<'c> Dater<'c> {
         let mut files = vec![(sink.finish().with_context(context)?, path.to_path_buf())];
         if let Some((mut changes, changes_path)) = changes {
             let context = || format!("cannot write the changes file {}", changes_path.display());
-            for key in old.into_untaken_keys() {
+            for key in old.untaken_keys() {
                 changes
                     .change(Kind::Removed, &base.join(&key))
                     .with_context(context)?;
@@ -371,6 +375,20 @@ impl<'c> Dater<'c> {
             files.push((written, changes_path.to_path_buf()));
         }
         Ok(files)
+    }
+}
+
+/// Which pages `Dater::date` will need the digest of: with --state, those new or whose
+/// stamp changed.
+pub struct Digests<'c>(Option<(Arc<OldState>, &'c DigestRules)>);
+
+impl<'c> Digests<'c> {
+    /// The rules to digest `page` with when `date` will need its digest. (The caller may
+    /// read it once for every use.)
+    pub fn rules(&self, page: &Page, url_path: &str) -> Option<&'c DigestRules> {
+        let (old, rules) = self.0.as_ref()?;
+        let unchanged = old.comparable && old.stamp(url_path) == Some(page.stamp);
+        (!unchanged).then_some(*rules)
     }
 }
 

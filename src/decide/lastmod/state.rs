@@ -24,6 +24,7 @@ use std::fs::File;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail};
 
@@ -77,12 +78,19 @@ struct Old {
     key_len: u32,
     /// In `dates`; `NO_DATE` for none.
     lastmod: u32,
-    /// Taken by a page of this run (`OldState::take`).
-    taken: bool,
+    /// Taken by a page of this run (`OldState::take`): atomic, so that the state can be
+    /// read on the threads that prepare pages while the run takes its records.
+    taken: AtomicBool,
     stamped: bool,
     /// Meaningful when `stamped`.
     stamp: Stamp,
     digest: [u8; 32],
+}
+
+impl Old {
+    fn taken(&self) -> bool {
+        self.taken.load(Ordering::Relaxed)
+    }
 }
 
 const NO_DATE: u32 = u32::MAX;
@@ -139,28 +147,28 @@ impl OldState {
     }
 
     /// The record of `key`, once: a page of this run takes it.
-    pub fn take(&mut self, key: &str) -> Take {
+    pub fn take(&self, key: &str) -> Take {
         let Some(i) = self.find(key) else {
             return Take::Unknown;
         };
-        let old = &mut self.records[i];
-        if std::mem::replace(&mut old.taken, true) {
+        let old = &self.records[i];
+        if old.taken.swap(true, Ordering::Relaxed) {
             return Take::Again;
         }
-        Take::Record(self.record(&self.records[i]))
+        Take::Record(self.record(old))
     }
 
     /// The records no page of this run took: the removed pages.
     pub fn untaken(&self) -> usize {
-        self.records.iter().filter(|old| !old.taken).count()
+        self.records.iter().filter(|old| !old.taken()).count()
     }
 
     /// The keys of the records no page took (the removed pages), in their order.
-    pub fn into_untaken_keys(self) -> Vec<String> {
+    pub fn untaken_keys(&self) -> Vec<String> {
         let mut keys: Vec<String> = self
             .records
             .iter()
-            .filter(|old| !old.taken)
+            .filter(|old| !old.taken())
             .map(|old| self.key(old).to_string())
             .collect();
         keys.sort_unstable();
@@ -213,7 +221,7 @@ impl OldState {
             key_at: self.keys.len(),
             key_len: key.len() as u32,
             lastmod,
-            taken: false,
+            taken: AtomicBool::new(false),
             stamped: record.stamp.is_some(),
             stamp: record.stamp.unwrap_or(Stamp {
                 size: 0,
@@ -439,7 +447,7 @@ mod tests {
             "in the order written: {text}"
         );
         assert!(text.ends_with("\nend 3\n"), "{text}");
-        let mut state = parse(out.as_slice(), &rules).unwrap();
+        let state = parse(out.as_slice(), &rules).unwrap();
         assert!(state.comparable);
         assert_eq!(state.len(), 3);
         assert_eq!(state.dates.len(), 1, "a date is kept once");
@@ -470,7 +478,7 @@ mod tests {
         writer.record("a/", &record).unwrap();
         let compressed = writer.finish().unwrap().finish().unwrap();
         assert!(compressed.starts_with(&[0x1f, 0x8b]));
-        let mut state = parse(compressed.as_slice(), &rules).unwrap();
+        let state = parse(compressed.as_slice(), &rules).unwrap();
         assert_eq!(state.take("a/"), Take::Record(record));
         // Cut short, it is refused like a plain state cut short.
         assert!(parse(&compressed[..compressed.len() - 12], &rules).is_err());
