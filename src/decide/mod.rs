@@ -65,13 +65,26 @@ pub struct Planned<'s> {
 /// its URL, the values its rules give, and what was read of it.
 pub struct Planner<'s> {
     settings: &'s Settings,
+    base: Url,
     digests: Digests<'s>,
 }
 
 /// A page prepared for `Decider::decide`.
 pub struct Prepared<'s> {
     planned: Planned<'s>,
+    /// What was read of the page; its head is in `judged`.
     scanned: io::Result<Scanned>,
+    /// What its head means, when it was read.
+    judged: Result<Option<Judged>>,
+}
+
+/// What a page's head means, judged on the thread that read it.
+struct Judged {
+    /// Whether the head names a canonical URL.
+    canonical: bool,
+    verdict: Verdict,
+    /// What in the head was unusable and ignored.
+    ignored: Vec<String>,
 }
 
 impl<'s> walk::Prepare for Planner<'s> {
@@ -81,15 +94,36 @@ impl<'s> walk::Prepare for Planner<'s> {
     fn prepare(&self, scanner: &mut Scanner, page: Page, file: PageFile) -> Prepared<'s> {
         let size = page.stamp.size;
         let (planned, want) = self.plan(page);
-        let scanned = match want {
+        let mut scanned = match want {
             Some(want) => scanner.scan(|| file.open(), size, want),
             None => Ok(Scanned::default()),
         };
-        Prepared { planned, scanned }
+        let head = scanned
+            .as_mut()
+            .ok()
+            .and_then(|scanned| scanned.head.take());
+        let judged = head.map(|head| self.judge(&planned.loc, head)).transpose();
+        Prepared {
+            planned,
+            scanned,
+            judged,
+        }
     }
 }
 
 impl<'s> Planner<'s> {
+    /// What the head of the page at `loc` means.
+    fn judge(&self, loc: &str, head: Head) -> Result<Judged> {
+        let url = Url::parse(loc).context("a loc is a URL")?;
+        let canonical = !head.canonicals.is_empty();
+        let (verdict, ignored) = verdict::judge(head, &url, &self.base);
+        Ok(Judged {
+            canonical,
+            verdict,
+            ignored,
+        })
+    }
+
     /// What is known of `page` before it is read, and what to read of it.
     fn plan(&self, page: Page) -> (Planned<'s>, Option<Want<'s>>) {
         let settings = self.settings;
@@ -163,6 +197,7 @@ impl<'s> Decider<'s> {
     pub fn planner(&self) -> Planner<'s> {
         Planner {
             settings: self.settings,
+            base: self.base.clone(),
             digests: self.dater.digests(),
         }
     }
@@ -171,7 +206,11 @@ impl<'s> Decider<'s> {
     /// reported).
     pub fn decide(&mut self, prepared: Prepared, report: &mut Report) -> Result<Option<Entry>> {
         let settings = self.settings;
-        let Prepared { planned, scanned } = prepared;
+        let Prepared {
+            planned,
+            scanned,
+            judged,
+        } = prepared;
         let Planned {
             page,
             computed,
@@ -190,9 +229,9 @@ impl<'s> Decider<'s> {
             }
             scanned => scanned.with_context(|| format!("cannot read {}", page.path.display()))?,
         };
-        let (alternates, path, loc) = match scanned.head {
+        let (alternates, path, loc) = match judged? {
             None => (Vec::new(), computed.path.clone(), loc),
-            Some(head) => match self.judge_head(&page, &loc, &computed.path, head, report)? {
+            Some(judged) => match self.judge_head(&page, &loc, &computed.path, judged, report)? {
                 Some((alternates, None)) => (alternates, computed.path.clone(), loc),
                 Some((alternates, Some(declared))) => {
                     let loc = settings.base.join(&declared);
@@ -268,12 +307,15 @@ impl<'s> Decider<'s> {
         page: &Page,
         loc: &str,
         path: &str,
-        head: Head,
+        judged: Judged,
         report: &mut Report,
     ) -> Result<Option<(Vec<Alternate>, Option<String>)>> {
-        let url = Url::parse(loc).context("a loc is a URL")?;
-        self.canonicals += u64::from(!head.canonicals.is_empty());
-        let (verdict, ignored) = verdict::judge(head, &url, &self.base);
+        let Judged {
+            canonical,
+            verdict,
+            ignored,
+        } = judged;
+        self.canonicals += u64::from(canonical);
         for what in ignored {
             report.warn(
                 Warning::HeadIgnored,
