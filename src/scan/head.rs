@@ -3,6 +3,7 @@
 //! body, or any start tag that cannot be in a head. A `<noscript>` in the head is read as
 //! markup (a redirect stub may hide its refresh there); a `<template>` is inert.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
@@ -90,10 +91,8 @@ impl Facts {
         if self.templates > 0 {
             return Goes::On;
         }
-        let attribute = |name: &str| {
-            tag.attribute(name.as_bytes())
-                .map(|value| String::from_utf8_lossy(value).trim().to_string())
-        };
+        // Borrowed: most attributes read are not kept.
+        let attribute = |name: &str| tag.attribute(name.as_bytes()).map(String::from_utf8_lossy);
         match tag.name {
             b"meta" => read_meta(
                 &mut self.head,
@@ -152,19 +151,22 @@ impl Events for HeadOnly {
     }
 }
 
+/// An attribute's value, less the white space around it.
+fn trimmed<'a>(value: &'a Option<Cow<str>>) -> Option<&'a str> {
+    value.as_deref().map(str::trim)
+}
+
 fn read_meta(
     head: &mut Head,
-    name: Option<String>,
-    http_equiv: Option<String>,
-    content: Option<String>,
+    name: Option<Cow<str>>,
+    http_equiv: Option<Cow<str>>,
+    content: Option<Cow<str>>,
 ) {
-    let Some(content) = content else {
+    let Some(content) = trimmed(&content) else {
         return; // A robots meta without content says nothing.
     };
-    let is = |value: &Option<String>, word: &str| {
-        value
-            .as_deref()
-            .is_some_and(|v| v.eq_ignore_ascii_case(word))
+    let is = |value: &Option<Cow<str>>, word: &str| {
+        trimmed(value).is_some_and(|v| v.eq_ignore_ascii_case(word))
     };
     if ["robots", "googlebot", "bingbot"]
         .iter()
@@ -178,7 +180,7 @@ fn read_meta(
             head.noindex = true;
         }
     } else if is(&http_equiv, "refresh")
-        && let Some(target) = refresh_target(&content)
+        && let Some(target) = refresh_target(content)
     {
         head.redirect = Some(target);
     }
@@ -200,10 +202,16 @@ fn refresh_target(content: &str) -> Option<String> {
     (!url.is_empty()).then(|| url.to_string())
 }
 
-fn read_link(head: &mut Head, rel: Option<String>, hreflang: Option<String>, href: Option<String>) {
-    let (Some(rel), Some(href)) = (rel, href) else {
+fn read_link(
+    head: &mut Head,
+    rel: Option<Cow<str>>,
+    hreflang: Option<Cow<str>>,
+    href: Option<Cow<str>>,
+) {
+    let (Some(rel), Some(href)) = (trimmed(&rel), trimmed(&href)) else {
         return;
     };
+    let href = href.to_string();
     let has = |word: &str| {
         rel.split_ascii_whitespace()
             .any(|r| r.eq_ignore_ascii_case(word))
@@ -211,8 +219,9 @@ fn read_link(head: &mut Head, rel: Option<String>, hreflang: Option<String>, hre
     if has("canonical") {
         head.canonicals.push(href);
     } else if has("alternate")
-        && let Some(lang) = hreflang.filter(|lang| !lang.is_empty())
+        && let Some(lang) = trimmed(&hreflang).filter(|lang| !lang.is_empty())
     {
+        let lang = lang.to_string();
         head.alternates.push(Alternate { lang, href });
     }
 }
