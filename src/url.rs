@@ -167,6 +167,10 @@ pub fn strict_url(url: &::url::Url) -> String {
 /// `y%281%29` and `y(1)`; so do these forms (RFC 3986 §6.2.2 and more: escaped
 /// sub-delimiters are decoded too). An escaped `/` stays escaped.
 pub fn normal_path(path: &str) -> String {
+    // Most paths are already in that form (every loc sitemapgen makes is): keep them.
+    if is_normal(path) {
+        return path.to_string();
+    }
     encode_segments(
         path.split('/')
             .map(|segment| percent_encoding::percent_decode_str(segment).collect::<Vec<u8>>())
@@ -174,6 +178,36 @@ pub fn normal_path(path: &str) -> String {
             .iter()
             .map(Vec::as_slice),
     )
+}
+
+/// Whether `normal_path` gives `path` back as it is: each byte one that `SEGMENT` keeps, a
+/// `/`, or an escape in upper-case hex of a byte that `SEGMENT` does not keep.
+fn is_normal(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        if byte == b'%' {
+            let hex = |at: usize| match bytes.get(at) {
+                Some(&digit @ b'0'..=b'9') => Some(digit - b'0'),
+                Some(&digit @ b'A'..=b'F') => Some(digit - b'A' + 10),
+                _ => None,
+            };
+            match (hex(i + 1), hex(i + 2)) {
+                (Some(high), Some(low)) if !is_kept(high << 4 | low) => i += 3,
+                _ => return false,
+            }
+        } else if byte == b'/' || is_kept(byte) {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `SEGMENT` keeps `byte` as it is (percent-encoding does not say).
+fn is_kept(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&byte)
 }
 
 /// How file paths become URL paths.
@@ -421,6 +455,32 @@ mod tests {
             ("/100%", "/100%25"),
         ] {
             assert_eq!(normal_path(written), normal, "{written}");
+        }
+    }
+
+    #[test]
+    fn is_kept_agrees_with_segment() {
+        for byte in 0..=255u8 {
+            let kept = encode_segment(&[byte]).to_string() == char::from(byte).to_string();
+            assert_eq!(is_kept(byte), kept, "{byte:#04x}");
+        }
+    }
+
+    /// `normal_path` without its shortcut for paths already normal.
+    fn decoded_and_encoded(path: &str) -> String {
+        let segments: Vec<Vec<u8>> = path
+            .split('/')
+            .map(|segment| percent_encoding::percent_decode_str(segment).collect())
+            .collect();
+        encode_segments(segments.iter().map(Vec::as_slice))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn normal_path_decodes_and_encodes_every_segment(
+            path in "(/|%|%2|%2F|%2f|%25|%41|%7E|%7e|%C3%A9|%c3|%G0|[aA~._?#: é|+])*",
+        ) {
+            proptest::prop_assert_eq!(normal_path(&path), decoded_and_encoded(&path));
         }
     }
 

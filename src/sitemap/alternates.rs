@@ -121,6 +121,10 @@ impl Links {
     /// Writes each alternate of `entry` as the sitemap lists its page, drops those that are
     /// not pages of the sitemap, and warns about those that do not name the page back.
     pub fn check(&self, entry: &mut Entry, report: &mut Report) -> Result<()> {
+        // Most pages name none: their URL is not worth parsing.
+        if entry.alternates.is_empty() {
+            return Ok(());
+        }
         let Some(page) = Parts::of(&entry.loc) else {
             return Ok(());
         };

@@ -19,6 +19,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use time::OffsetDateTime;
 
 use crate::entry::Entry;
 
@@ -185,6 +186,8 @@ struct Shard {
     doc: Document<Sink<Temp>>,
     urls: usize,
     newest: Option<String>,
+    /// `newest`'s instant, so that each URL's date is compared without parsing it again.
+    newest_instant: Option<OffsetDateTime>,
 }
 
 impl Shard {
@@ -203,6 +206,7 @@ impl Shard {
             )?,
             urls: 0,
             newest: None,
+            newest_instant: None,
         })
     }
 
@@ -248,9 +252,10 @@ impl<'s> Writer<'s> {
         let shard = &mut self.shard;
         shard.doc.write(&self.rendered).with_context(context)?;
         shard.urls += 1;
-        let instant = |date: &Option<String>| date.as_deref().and_then(w3c::instant);
-        if shard.newest.is_none() || instant(&entry.lastmod) > instant(&shard.newest) {
+        let instant = entry.lastmod.as_deref().and_then(w3c::instant);
+        if shard.newest.is_none() || instant > shard.newest_instant {
             shard.newest = entry.lastmod;
+            shard.newest_instant = instant;
         }
         Ok(())
     }
