@@ -444,10 +444,11 @@ impl Frozen<'_> {
                 scanned.digest.context("a digest was asked for")?
             }
         };
-        // A date the page declares moves its lastmod forward, whatever its content did.
-        let newer = |recorded: &Option<String>| {
-            let instant = |date: &str| w3c::instant(date);
-            declared.and_then(instant) > recorded.as_deref().and_then(instant)
+        // A date the page declares moves its lastmod forward, whatever its content did. (No
+        // date is newer than none: the recorded one is parsed only against a declared one.)
+        let newer = |recorded: &Option<String>| match declared.and_then(w3c::instant) {
+            Some(declared) => Some(declared) > recorded.as_deref().and_then(w3c::instant),
+            None => false,
         };
         let (lastmod, change) = match old {
             Some(o) if (o.digest == digest || !self.old.comparable) && !newer(&o.lastmod) => {
@@ -468,23 +469,24 @@ impl Frozen<'_> {
                 .change(kind, url.loc)
                 .with_context(|| format!("cannot write the changes file {}", path.display()))?;
         }
-        if let Some(new) = &mut self.new {
-            // Two listed pages with one key (a/index.html in the form its canonical URL
-            // declares, a/index.htm as a/): the first is recorded, as a state holds a key once.
-            let repeated = again || (!known && !self.added.insert(key.into()));
-            let record = Record {
-                lastmod: lastmod.clone(),
-                digest,
-                // A file changed in the last moments may change again within the same
-                // timestamps: such a stamp proves nothing next time.
-                stamp: (page.stamp.ctime < self.settled_before).then_some(page.stamp),
-            };
-            if !repeated {
-                new.record(key, &record)
-                    .with_context(|| format!("cannot write state file {}", self.path.display()))?;
-            }
+        let Some(new) = &mut self.new else {
+            return Ok(lastmod);
+        };
+        // Two listed pages with one key (a/index.html in the form its canonical URL
+        // declares, a/index.htm as a/): the first is recorded, as a state holds a key once.
+        let repeated = again || (!known && !self.added.insert(key.into()));
+        let record = Record {
+            lastmod,
+            digest,
+            // A file changed in the last moments may change again within the same
+            // timestamps: such a stamp proves nothing next time.
+            stamp: (page.stamp.ctime < self.settled_before).then_some(page.stamp),
+        };
+        if !repeated {
+            new.record(key, &record)
+                .with_context(|| format!("cannot write state file {}", self.path.display()))?;
         }
-        Ok(lastmod)
+        Ok(record.lastmod)
     }
 }
 

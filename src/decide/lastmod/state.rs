@@ -46,8 +46,7 @@ pub struct Record {
 
 impl Stamp {
     fn parse(text: &str) -> Result<Stamp> {
-        let fields: Vec<&str> = text.split(':').collect();
-        let [size, mtime, ctime, inode] = fields[..] else {
+        let ([size, mtime, ctime, inode], 4) = fields(text, ':') else {
             bail!("bad stamp {text:?}");
         };
         Ok(Stamp {
@@ -181,8 +180,8 @@ impl OldState {
         let mut state = OldState::default();
         let mut dates = HashMap::new();
         for (key, lastmod) in urls {
-            let record = Record {
-                lastmod,
+            let record = Parsed {
+                lastmod: lastmod.as_deref(),
                 digest: blake3::Hash::from_bytes([0; 32]),
                 stamp: None,
             };
@@ -207,14 +206,20 @@ impl OldState {
             .map(|old| (self.key(old), self.record(old)))
     }
 
-    /// Adds a record while the state is read: `finish` must follow.
-    fn push(&mut self, key: &str, record: Record, dates: &mut HashMap<Box<str>, u32>) {
+    /// Adds a record while the state is read: `finish` must follow. `dates` holds the
+    /// dates in `self.dates` and where.
+    fn push(&mut self, key: &str, record: Parsed, dates: &mut HashMap<Box<str>, u32>) {
         let lastmod = match record.lastmod {
             None => NO_DATE,
-            Some(date) => *dates.entry(date.into()).or_insert_with_key(|date| {
-                self.dates.push(date.clone());
-                (self.dates.len() - 1) as u32
-            }),
+            Some(date) => match dates.get(date) {
+                Some(&at) => at,
+                None => {
+                    let at = self.dates.len() as u32;
+                    self.dates.push(date.into());
+                    dates.insert(date.into(), at);
+                    at
+                }
+            },
         };
         self.records.push(Old {
             hash: key_hash(key),
@@ -257,6 +262,9 @@ pub const MAX_STATE: u64 = 1 << 30;
 /// No record is longer: a key is a URL path, under 2,048 characters.
 const MAX_LINE: usize = 16 << 10;
 
+/// Bytes read from a state file at a time (it is some 170 bytes a URL).
+const READ_BUFFER: usize = 64 << 10;
+
 /// Reads the state; `None` when the file does not exist yet (a first run). Anything else
 /// that is wrong with it is an error: a silent reset would re-date every page.
 pub fn read(path: &Path, rules: &DigestRules) -> Result<Option<OldState>> {
@@ -267,28 +275,21 @@ pub fn read(path: &Path, rules: &DigestRules) -> Result<Option<OldState>> {
             return Err(err).with_context(|| format!("cannot read state file {}", path.display()));
         }
     };
-    parse(BufReader::new(file), rules)
+    parse(BufReader::with_capacity(READ_BUFFER, file), rules)
         .map(Some)
         .with_context(|| format!("state file {} is not usable", path.display()))
 }
 
 /// Reads a state from `reader`, gzip-compressed or not (see `read`).
 pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
-    let mut reader = input::decoded(reader, MAX_STATE)?;
-    let mut line = Vec::new();
-    let mut number = 0;
-    let mut next = |what: &str| -> Result<Option<(usize, String)>> {
-        if !input::read_line(&mut reader, &mut line, MAX_LINE)
-            .with_context(|| format!("reading {what}"))?
-        {
-            return Ok(None);
-        }
-        number += 1;
-        let text =
-            std::str::from_utf8(&line).with_context(|| format!("line {number} is not UTF-8"))?;
-        Ok(Some((number, text.to_string())))
+    let mut lines = Lines {
+        reader: input::decoded(reader, MAX_STATE)?,
+        line: Vec::new(),
+        number: 0,
     };
-    let header = next("the header")?.ok_or_else(|| anyhow!("it is empty"))?.1;
+    let (_, header) = lines
+        .next("the header")?
+        .ok_or_else(|| anyhow!("it is empty"))?;
     let version_1 = match header.strip_prefix(MAGIC).map(str::trim) {
         Some(VERSION) => false,
         Some("1") => true,
@@ -297,9 +298,9 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
         }
         None => bail!("line 1 is not a sitemapgen-state header"),
     };
-    let rules_line = next("the rules")?
-        .ok_or_else(|| anyhow!("it ends after line 1"))?
-        .1;
+    let (_, rules_line) = lines
+        .next("the rules")?
+        .ok_or_else(|| anyhow!("it ends after line 1"))?;
     let Some(described) = rules_line.strip_prefix("digest ") else {
         bail!("line 2 is not a digest line");
     };
@@ -308,7 +309,7 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
         ..OldState::default()
     };
     let mut dates = HashMap::new();
-    while let Some((number, line)) = next("a record")? {
+    while let Some((number, line)) = lines.next("a record")? {
         if let Some(count) = line.strip_prefix("end ") {
             if count != state.len().to_string() {
                 bail!(
@@ -316,35 +317,81 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
                     state.len()
                 );
             }
-            if next("the end")?.is_some() {
+            if lines.next("the end")?.is_some() {
                 bail!("line {number} is not the last");
             }
             state.finish()?;
             return Ok(state);
         }
-        let (key, record) = parse_record(&line, version_1)
+        let (key, record) = parse_record(line, version_1, &dates)
             .with_context(|| format!("line {number} is malformed"))?;
         state.push(key, record, &mut dates);
     }
     bail!("it is cut short (no end line)")
 }
 
-fn parse_record(line: &str, version_1: bool) -> Result<(&str, Record)> {
-    let fields: Vec<&str> = line.split(' ').collect();
-    let (key, lastmod, digest, stamp) = match (version_1, fields.as_slice()) {
-        (false, &[key, lastmod, digest, stamp]) => match stamp {
+/// A state's lines, each read into the same buffer, with their numbers.
+struct Lines<R> {
+    reader: R,
+    line: Vec<u8>,
+    number: usize,
+}
+
+impl<R: BufRead> Lines<R> {
+    fn next(&mut self, what: &str) -> Result<Option<(usize, &str)>> {
+        if !input::read_line(&mut self.reader, &mut self.line, MAX_LINE)
+            .with_context(|| format!("reading {what}"))?
+        {
+            return Ok(None);
+        }
+        self.number += 1;
+        let number = self.number;
+        let text = std::str::from_utf8(&self.line)
+            .with_context(|| format!("line {number} is not UTF-8"))?;
+        Ok(Some((number, text)))
+    }
+}
+
+/// A record as read, its date in the line.
+struct Parsed<'l> {
+    lastmod: Option<&'l str>,
+    digest: blake3::Hash,
+    stamp: Option<Stamp>,
+}
+
+/// The first `N` fields of `text` split at `separator`, and how many it has.
+fn fields<const N: usize>(text: &str, separator: char) -> ([&str; N], usize) {
+    let mut fields = [""; N];
+    let mut count = 0;
+    for field in text.split(separator) {
+        if let Some(slot) = fields.get_mut(count) {
+            *slot = field;
+        }
+        count += 1;
+    }
+    (fields, count)
+}
+
+/// A record's line; `dates` holds the dates already read, so checked already.
+fn parse_record<'l>(
+    line: &'l str,
+    version_1: bool,
+    dates: &HashMap<Box<str>, u32>,
+) -> Result<(&'l str, Parsed<'l>)> {
+    let (fields, count) = fields::<5>(line, ' ');
+    let (key, lastmod, digest, stamp) = match (version_1, count, fields) {
+        (false, 4, [key, lastmod, digest, stamp, _]) => match stamp {
             "-" => (key, lastmod, digest, None),
             stamp => (key, lastmod, digest, Some(Stamp::parse(stamp)?)),
         },
-        (true, &[key, lastmod, digest, size, mtime]) => {
+        (true, 5, [key, lastmod, digest, size, mtime]) => {
             size.parse::<u64>().context("bad size")?;
             mtime.parse::<i64>().context("bad mtime")?;
             (key, lastmod, digest, None)
         }
         _ => bail!(
-            "expected {} fields, found {}",
-            if version_1 { 5 } else { 4 },
-            fields.len()
+            "expected {} fields, found {count}",
+            if version_1 { 5 } else { 4 }
         ),
     };
     let Some(url_path) = key.strip_prefix('/') else {
@@ -352,10 +399,10 @@ fn parse_record(line: &str, version_1: bool) -> Result<(&str, Record)> {
     };
     Ok((
         url_path,
-        Record {
+        Parsed {
             lastmod: match lastmod {
                 "-" => None,
-                date if crate::w3c::is_w3c_date(date) => Some(date.to_string()),
+                date if dates.contains_key(date) || crate::w3c::is_w3c_date(date) => Some(date),
                 _ => bail!("bad lastmod {lastmod:?}"),
             },
             digest: blake3::Hash::from_hex(digest).context("bad digest")?,
@@ -494,6 +541,14 @@ mod tests {
             format!("sitemapgen-state 2\ndigest blake3 ignore=-\n{good}\nend 1\n"),
             format!(
                 "sitemapgen-state 2\ndigest blake3 ignore=-\n/ - {} 1:2:3\nend 1\n",
+                blake3::hash(b"x").to_hex()
+            ),
+            format!(
+                "sitemapgen-state 2\ndigest blake3 ignore=-\n/ - {} 1:2:3:4:5\nend 1\n",
+                blake3::hash(b"x").to_hex()
+            ),
+            format!(
+                "sitemapgen-state 2\ndigest blake3 ignore=-\n/ - {} 1:2:3:4 x\nend 1\n",
                 blake3::hash(b"x").to_hex()
             ),
             "something else\n".to_string(),
