@@ -132,7 +132,7 @@ pub fn visit<P: Prepare>(
         Source::List { from, separator } => (from, *separator),
     };
     let (sender, unstatted) = sync_channel(BATCHES_AHEAD);
-    let unstatted = Mutex::new((unstatted, 0));
+    let unstatted: Batches = Mutex::new(Some((unstatted, 0)));
     thread::scope(|scope| {
         let (statted, receiver) = sync_channel(BATCHES_AHEAD);
         let verbose = settings.verbose;
@@ -162,6 +162,10 @@ pub fn visit<P: Prepare>(
 }
 
 const BATCH: usize = 512;
+
+/// A list's batches, as the stat stage's threads take them in turn: their receiver (None
+/// once the consumer is gone, which stops the finder) and how many were taken.
+type Batches = Mutex<Option<(Receiver<Vec<Found>>, u64)>>;
 const BATCHES_AHEAD: usize = 8;
 
 /// What the finder found, in order: a file the rules made a page, for the stat stage to

@@ -8,20 +8,19 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::mpsc::SyncSender;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use super::rules::split_name;
-use super::{Event, Found, Page, PageFile, Prepare, Stamp, Walked, excluded};
+use super::{Batches, Event, Found, Page, PageFile, Prepare, Stamp, Walked, excluded};
 use crate::report::{Reason, Warning};
 
 /// The stat stage: every page's metadata, through a descriptor of its directory, and the
-/// page prepared.
-/// The batches are taken in turn by the stage's threads, numbered as they are taken.
+/// page prepared. The stage's threads take the batches in turn, numbered as they are taken;
+/// the first that finds the consumer gone drops the receiver, which stops the finder.
 pub(super) fn stat_pages<P: Prepare>(
-    receiver: &Mutex<(Receiver<Vec<Found>>, u64)>,
+    receiver: &Batches,
     sender: SyncSender<(u64, Vec<Walked<P::Prepared>>)>,
     verbose: bool,
     prepare: &P,
@@ -33,7 +32,9 @@ pub(super) fn stat_pages<P: Prepare>(
             let Ok(mut receiver) = receiver.lock() else {
                 return;
             };
-            let (receiver, taken) = &mut *receiver;
+            let Some((receiver, taken)) = receiver.as_mut() else {
+                return;
+            };
             let Ok(batch) = receiver.recv() else {
                 return;
             };
@@ -66,6 +67,9 @@ pub(super) fn stat_pages<P: Prepare>(
         }
         // A closed channel means the consumer failed; its error is the one to report.
         if sender.send((number, out)).is_err() {
+            if let Ok(mut receiver) = receiver.lock() {
+                *receiver = None;
+            }
             return;
         }
     }

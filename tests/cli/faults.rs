@@ -624,6 +624,62 @@ fn a_listed_file_that_does_not_exist_fails_naming_it() {
 }
 
 #[test]
+fn a_failure_early_in_a_long_list_ends_the_run_at_once() {
+    // The list's stat stage runs on -j threads. When the run fails on the first batch (a
+    // dangling symlink under --strict), the finder, with many more batches than the stages
+    // hold, must be stopped, not left waiting on a full queue: the run ends within seconds.
+    let site = Site::with_pages(&["index.html"]);
+    site.run(&[]).success();
+    empty_pages(&site, 20_000);
+    symlink("nowhere.html", site.path("a-gone.html")).unwrap();
+    let before = fs::read(site.sitemap_path()).unwrap();
+    let files = site.all_files();
+    let mut list = b"a-gone.html\n".to_vec();
+    for i in 0..20_000 {
+        list.extend(format!("p{i:05}.html\n").bytes());
+    }
+    for jobs in ["1", "2", "8"] {
+        let mut child = Command::new(BIN)
+            .args([
+                "-q",
+                "-b",
+                BASE,
+                "--strict",
+                "--files-from",
+                "-",
+                "-j",
+                jobs,
+            ])
+            .arg(&site.root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run sitemapgen");
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, &list).unwrap();
+        drop(stdin);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("-j{jobs}: the run did not end after its failure");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "-j{jobs}: {stderr}");
+        assert!(
+            stderr.contains("a-gone.html is a dangling symlink"),
+            "{stderr}"
+        );
+        assert_eq!(fs::read(site.sitemap_path()).unwrap(), before);
+        assert_eq!(site.all_files(), files);
+    }
+}
+
+#[test]
 fn a_listed_dangling_symlink_is_a_warning_and_an_error_under_strict() {
     let site = Site::with_pages(&["index.html", "a.html"]);
     symlink("nowhere/at-all.html", site.path("gone.html")).unwrap();
