@@ -201,7 +201,7 @@ fn walk_order(rels: &mut [String]) {
 
 #[test]
 fn a_wide_and_deep_tree_is_walked_in_the_same_order_on_any_number_of_threads() {
-    // More entries than the walk reads ahead of the caller (16,384), in directories of
+    // More entries than the walk reads ahead of the caller (4,096), in directories of
     // every depth, with names whose order is easy to get wrong.
     let site = Site::empty();
     let names = [
