@@ -17,26 +17,22 @@ pub const MAX_LOC_LEN: usize = 2048;
 const MIN_LOC_LEN: usize = 12;
 
 /// Bytes kept as they are in a path segment (RFC 3986 `pchar`): unreserved characters and
-/// `!$&'()*+,;=:@`. Everything else, including `%`, `?`, `#`, space and every non-ASCII byte,
-/// is percent-encoded.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~')
-    .remove(b'!')
-    .remove(b'$')
-    .remove(b'&')
-    .remove(b'\'')
-    .remove(b'(')
-    .remove(b')')
-    .remove(b'*')
-    .remove(b'+')
-    .remove(b',')
-    .remove(b';')
-    .remove(b'=')
-    .remove(b':')
-    .remove(b'@');
+/// `!$&'()*+,;=:@`, besides letters and digits. Everything else, including `%`, `?`, `#`,
+/// space and every non-ASCII byte, is percent-encoded.
+const KEPT: &[u8] = b"-._~!$&'()*+,;=:@";
+
+/// What percent-encoding encodes in a path segment: all but letters, digits and `KEPT`.
+const SEGMENT: &AsciiSet = &segment();
+
+const fn segment() -> AsciiSet {
+    let mut set = NON_ALPHANUMERIC.remove(KEPT[0]);
+    let mut i = 1;
+    while i < KEPT.len() {
+        set = set.remove(KEPT[i]);
+        i += 1;
+    }
+    set
+}
 
 /// The public URL of DIR, always ending in `/`.
 #[derive(Debug, Clone)]
@@ -207,7 +203,7 @@ fn is_normal(path: &str) -> bool {
 
 /// Whether `SEGMENT` keeps `byte` as it is (percent-encoding does not say).
 fn is_kept(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&byte)
+    byte.is_ascii_alphanumeric() || KEPT.contains(&byte)
 }
 
 /// How file paths become URL paths.
