@@ -3,7 +3,6 @@
 //! body, or any start tag that cannot be in a head. A `<noscript>` in the head is read as
 //! markup (a redirect stub may hide its refresh there); a `<template>` is inert.
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
@@ -91,21 +90,9 @@ impl Facts {
         if self.templates > 0 {
             return Goes::On;
         }
-        // Borrowed: most attributes read are not kept.
-        let attribute = |name: &str| tag.attribute(name.as_bytes()).map(String::from_utf8_lossy);
         match tag.name {
-            b"meta" => read_meta(
-                &mut self.head,
-                attribute("name"),
-                attribute("http-equiv"),
-                attribute("content"),
-            ),
-            b"link" => read_link(
-                &mut self.head,
-                attribute("rel"),
-                attribute("hreflang"),
-                attribute("href"),
-            ),
+            b"meta" => read_meta(&mut self.head, tag),
+            b"link" => read_link(&mut self.head, tag),
             name if HEAD_ELEMENTS.contains(&name) => {}
             _ => return Goes::Ended,
         }
@@ -151,27 +138,24 @@ impl Events for HeadOnly {
     }
 }
 
-/// An attribute's value, less the white space around it.
-fn trimmed<'a>(value: &'a Option<Cow<str>>) -> Option<&'a str> {
-    value.as_deref().map(str::trim)
-}
+/// The crawlers whose robots metas count.
+const BOTS: [&str; 3] = ["robots", "googlebot", "bingbot"];
 
-fn read_meta(
-    head: &mut Head,
-    name: Option<Cow<str>>,
-    http_equiv: Option<Cow<str>>,
-    content: Option<Cow<str>>,
-) {
-    let Some(content) = trimmed(&content) else {
+/// A `<meta>`: robots directives, or a refresh. Its content (often a long description) is
+/// looked at only for those.
+fn read_meta(head: &mut Head, tag: &Tag) {
+    let is = |name: &[u8], words: &[&str]| {
+        tag.text(name)
+            .is_some_and(|value| words.iter().any(|word| value.eq_ignore_ascii_case(word)))
+    };
+    let robots = is(b"name", &BOTS);
+    if !robots && !is(b"http-equiv", &["refresh"]) {
+        return;
+    }
+    let Some(content) = tag.text(b"content") else {
         return; // A robots meta without content says nothing.
     };
-    let is = |value: &Option<Cow<str>>, word: &str| {
-        trimmed(value).is_some_and(|v| v.eq_ignore_ascii_case(word))
-    };
-    if ["robots", "googlebot", "bingbot"]
-        .iter()
-        .any(|bot| is(&name, bot))
-    {
+    if robots {
         let directives = content.split([',', ' ', '\t', '\n']).map(str::trim);
         if directives
             .into_iter()
@@ -179,9 +163,7 @@ fn read_meta(
         {
             head.noindex = true;
         }
-    } else if is(&http_equiv, "refresh")
-        && let Some(target) = refresh_target(content)
-    {
+    } else if let Some(target) = refresh_target(&content) {
         head.redirect = Some(target);
     }
 }
@@ -202,26 +184,27 @@ fn refresh_target(content: &str) -> Option<String> {
     (!url.is_empty()).then(|| url.to_string())
 }
 
-fn read_link(
-    head: &mut Head,
-    rel: Option<Cow<str>>,
-    hreflang: Option<Cow<str>>,
-    href: Option<Cow<str>>,
-) {
-    let (Some(rel), Some(href)) = (trimmed(&rel), trimmed(&href)) else {
+/// A `<link>`: a canonical URL, or an hreflang alternate.
+fn read_link(head: &mut Head, tag: &Tag) {
+    let Some(rel) = tag.text(b"rel") else {
         return;
     };
-    let href = href.to_string();
     let has = |word: &str| {
         rel.split_ascii_whitespace()
             .any(|r| r.eq_ignore_ascii_case(word))
     };
-    if has("canonical") {
+    let canonical = has("canonical");
+    if !canonical && !has("alternate") {
+        return;
+    }
+    let Some(href) = tag.text(b"href") else {
+        return;
+    };
+    let href = href.into_owned();
+    if canonical {
         head.canonicals.push(href);
-    } else if has("alternate")
-        && let Some(lang) = trimmed(&hreflang).filter(|lang| !lang.is_empty())
-    {
-        let lang = lang.to_string();
+    } else if let Some(lang) = tag.text(b"hreflang").filter(|lang| !lang.is_empty()) {
+        let lang = lang.into_owned();
         head.alternates.push(Alternate { lang, href });
     }
 }

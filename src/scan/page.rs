@@ -61,29 +61,28 @@ impl<'c, 'r> PageReader<'c, 'r> {
         {
             page.og_image(url);
         }
-        let value = |name: &[u8]| {
-            tag.attribute(name)
-                .map(|value| String::from_utf8_lossy(value).trim().to_string())
-        };
-        let Some(content) = value(b"content") else {
+        // The key first: a content (often a long description) is wanted for a few keys.
+        let Some(key) = [b"property".as_slice(), b"name", b"itemprop"]
+            .into_iter()
+            .find_map(|name| tag.text(name))
+        else {
             return;
         };
-        let key = value(b"property")
-            .or_else(|| value(b"name"))
-            .or_else(|| value(b"itemprop"));
-        let Some(key) = key else {
-            return;
-        };
-        if let Some(dates) = &mut self.dates
-            && let Some(source) = Source::of_meta(&key)
-        {
-            dates.add(source, &content);
-        }
-        if let Some(page) = &mut self.content
+        let source = self.dates.as_ref().and(Source::of_meta(&key));
+        let robots = self.content.is_some()
             && ["robots", "googlebot", "bingbot"]
                 .iter()
-                .any(|bot| key.eq_ignore_ascii_case(bot))
-        {
+                .any(|bot| key.eq_ignore_ascii_case(bot));
+        if source.is_none() && !robots {
+            return;
+        }
+        let Some(content) = tag.text(b"content") else {
+            return;
+        };
+        if let (Some(dates), Some(source)) = (&mut self.dates, source) {
+            dates.add(source, &content);
+        }
+        if robots && let Some(page) = &mut self.content {
             page.robots(&content);
         }
     }

@@ -3,6 +3,7 @@
 //! of our own: no token is allocated, attributes are kept only for the tags a reader asks
 //! for, and parse errors are not tracked.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use html5gum::{Emitter, Error, Readable, Reader, State, Tokenizer};
@@ -46,6 +47,16 @@ impl<'a> Tag<'a> {
             .iter()
             .find(|(key, _)| &self.bytes[key.clone()] == name)
             .map(|(_, value)| &self.bytes[value.clone()])
+    }
+
+    /// The value of attribute `name` as text (borrowed when it is UTF-8), less the white
+    /// space around it.
+    pub fn text(&self, name: &[u8]) -> Option<Cow<'a, str>> {
+        self.attribute(name)
+            .map(|value| match String::from_utf8_lossy(value) {
+                Cow::Borrowed(text) => Cow::Borrowed(text.trim()),
+                Cow::Owned(text) => Cow::Owned(text.trim().to_string()),
+            })
     }
 }
 
