@@ -114,9 +114,8 @@ impl<'s> walk::Prepare for Planner<'s> {
 impl<'s> Planner<'s> {
     /// What the head of the page at `loc` means.
     fn judge(&self, loc: &str, head: Head) -> Result<Judged> {
-        let url = Url::parse(loc).context("a loc is a URL")?;
         let canonical = !head.canonicals.is_empty();
-        let (verdict, ignored) = verdict::judge(head, &url, &self.base);
+        let (verdict, ignored) = verdict::judge(head, loc, &self.base).context("a loc is a URL")?;
         Ok(Judged {
             canonical,
             verdict,

@@ -6,7 +6,7 @@
 //! upper case, escaped unreserved characters decoded), so `caf%c3%a9.html` is the page
 //! `caf%C3%A9.html`, and `%7Ew.html` the page `~w.html`.
 
-use url::Url;
+use url::{ParseError, Url};
 
 use crate::entry::Alternate;
 use crate::html;
@@ -42,9 +42,31 @@ pub enum Form {
     OtherHost(Url),
 }
 
-/// Judges the head of the page whose URL is `page`, in the sitemap of `base`; the second
+/// Judges the head of the page whose URL is `loc`, in the sitemap of `base`; the second
 /// value lists what in the head was unusable and ignored.
-pub fn judge(head: Head, page: &Url, base: &Url) -> (Verdict, Vec<String>) {
+pub fn judge(head: Head, loc: &str, base: &Url) -> Result<(Verdict, Vec<String>), ParseError> {
+    // Most heads name no URL, or only the page's own exactly as computed: nothing to parse.
+    if is_plain(&head, loc) {
+        let keep = Verdict::Keep {
+            alternates: Vec::new(),
+            form: Form::Computed,
+        };
+        return Ok((keep, Vec::new()));
+    }
+    Ok(judge_at(head, &Url::parse(loc)?, base))
+}
+
+/// Whether a head says nothing but that the page at `loc` is listed at it: no redirect, no
+/// noindex, no alternates, and no canonical URL but `loc` as written.
+fn is_plain(head: &Head, loc: &str) -> bool {
+    !head.noindex
+        && head.redirect.is_none()
+        && head.alternates.is_empty()
+        && head.canonicals.iter().all(|canonical| canonical == loc)
+}
+
+/// `judge`, for the page at `page`.
+fn judge_at(head: Head, page: &Url, base: &Url) -> (Verdict, Vec<String>) {
     let mut ignored = Vec::new();
     let mut resolve = |what: &str, href: &str| match page.join(href) {
         Ok(url) if matches!(url.scheme(), "http" | "https") => Some(url),
@@ -198,9 +220,10 @@ mod tests {
     fn verdict_at(html: &str, page: &str) -> (Verdict, Vec<String>) {
         judge(
             head(html),
-            &Url::parse(page).unwrap(),
+            page,
             &Url::parse("https://example.com/docs/").unwrap(),
         )
+        .unwrap()
     }
 
     fn verdict(html: &str) -> (Verdict, Vec<String>) {
@@ -312,6 +335,41 @@ mod tests {
                 ),
                 "{canonical} for {page}: {verdict:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_head_judged_without_parsing_is_judged_as_parsed() {
+        let base = url("https://example.com/docs/");
+        let pages = [
+            "https://example.com/docs/",
+            "https://example.com/docs/a/",
+            "https://example.com/docs/caf%C3%A9.html",
+            "https://example.com/docs/y(1).html",
+            "https://example.com/docs/a%20b/index.html",
+        ];
+        for page in pages {
+            let heads = [
+                String::new(),
+                format!("<link rel=canonical href='{page}'>"),
+                format!("<link rel=canonical href=' {page}\n'><link rel=canonical href={page}>"),
+                format!("<meta name=description content=x><link rel=canonical href='{page}'>"),
+            ];
+            for html in heads {
+                assert!(is_plain(&head(&html), page), "{html}");
+                let parsed = judge_at(head(&html), &url(page), &base);
+                assert_eq!(judge(head(&html), page, &base).unwrap(), parsed, "{html}");
+                assert_eq!(parsed, (keep(vec![], Form::Computed), vec![]), "{html}");
+            }
+            for html in [
+                format!("<link rel=canonical href='{page}#top'>"),
+                format!("<link rel=canonical href='{page}'><meta name=robots content=noindex>"),
+                format!("<link rel=alternate hreflang=de href='{page}'>"),
+                "<meta http-equiv=refresh content='0; url=/x/'>".to_string(),
+                "<link rel=canonical href=/docs/>".to_string(),
+            ] {
+                assert!(!is_plain(&head(&html), page), "{html}");
+            }
         }
     }
 

@@ -356,7 +356,7 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
     let loc = "https://example.com/docs/page.html";
     images(&path, page.len() as u64, loc, once.digest);
     let base = ::url::Url::parse("https://example.com/docs/").unwrap();
-    let (verdict, _) = verdict::judge(parsed, &::url::Url::parse(loc).unwrap(), &base);
+    let (verdict, _) = verdict::judge(parsed, loc, &base).unwrap();
     if let Verdict::Keep { alternates, .. } = verdict {
         let alternates: Vec<(String, String)> = alternates
             .into_iter()
