@@ -64,6 +64,12 @@ impl Stamp {
 #[derive(Debug, Default)]
 pub struct OldState {
     records: Vec<Old>,
+    /// For each value of a hash's top bits (`64 - shift` of them, about as many values as
+    /// records), where its records begin in `records`, and then where the last ends: a
+    /// lookup reads a record or two, not the twenty of a binary search (each a cache miss
+    /// in a large state). Empty until `finish`.
+    starts: Vec<u32>,
+    shift: u32,
     keys: String,
     dates: Vec<Box<str>>,
     /// Whether the digests were made with today's rules and so can be compared.
@@ -121,10 +127,12 @@ impl OldState {
 
     fn find(&self, key: &str) -> Option<usize> {
         let hash = key_hash(key);
-        let first = self.records.partition_point(|old| old.hash < hash);
-        (first..self.records.len())
-            .take_while(|&i| self.records[i].hash == hash)
-            .find(|&i| self.key(&self.records[i]) == key)
+        let bucket = usize::try_from(hash >> self.shift).ok()?;
+        let (&from, &to) = (self.starts.get(bucket)?, self.starts.get(bucket + 1)?);
+        (from as usize..to as usize).find(|&i| {
+            let old = &self.records[i];
+            old.hash == hash && self.key(old) == key
+        })
     }
 
     fn key(&self, old: &Old) -> &str {
@@ -252,6 +260,22 @@ impl OldState {
         }
         records.shrink_to_fit();
         keys.shrink_to_fit();
+        // At least one bit, so that the shift stays below 64.
+        let bits = records.len().max(2).next_power_of_two().trailing_zeros();
+        let shift = u64::BITS - bits;
+        let mut starts = Vec::with_capacity((1 << bits) + 1);
+        let mut at = 0;
+        for bucket in 0..=1u64 << bits {
+            while records
+                .get(at)
+                .is_some_and(|old| old.hash >> shift < bucket)
+            {
+                at += 1;
+            }
+            starts.push(at as u32);
+        }
+        self.starts = starts;
+        self.shift = shift;
         Ok(())
     }
 }
@@ -510,6 +534,27 @@ mod tests {
                 .unwrap()
                 .comparable
         );
+    }
+
+    #[test]
+    fn every_key_of_a_state_of_any_size_is_found() {
+        for size in [0, 1, 2, 3, 5, 1000, 4097] {
+            let urls = (0..size)
+                .map(|n| (format!("p{n}.html"), None))
+                .collect::<std::collections::BTreeMap<_, _>>();
+            let state = OldState::adopted(urls).unwrap();
+            for n in 0..size {
+                let key = format!("p{n}.html");
+                assert!(
+                    matches!(state.take(&key), Take::Record(_)),
+                    "{key} of {size}"
+                );
+            }
+            for absent in ["", "p.html", "p-1.html", &format!("p{size}.html")] {
+                assert_eq!(state.take(absent), Take::Unknown, "{absent} of {size}");
+            }
+            assert_eq!(state.untaken(), 0);
+        }
     }
 
     #[test]
