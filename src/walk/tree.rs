@@ -1,8 +1,9 @@
 //! The walk of DIR, on several threads. Whichever thread takes a directory reads it, orders
 //! its names, applies the rules, stats its pages through a descriptor of it and prepares
-//! them (opening them through it too); the caller
-//! puts the directories' results back together depth first, in the order a walk on one
-//! thread gives. The threads take the directories earliest in that order first, and stop
+//! them (opening them through it too); a large directory's names are split into parts that
+//! any thread takes, so that a site of one flat directory is read on every core. The caller
+//! puts the results back together depth first, in the order a walk on one thread gives.
+//! The threads take the directories (and parts) earliest in that order first, and stop
 //! reading ahead when enough results wait to be handed on: the memory stays bounded.
 
 use std::collections::{BTreeMap, HashMap};
@@ -24,12 +25,15 @@ use super::{Event, PageFile, Prepare, Settings, Walked, excluded};
 use crate::report::Warning;
 
 /// Entries read and not yet handed on past which the threads wait (unless the caller waits
-/// for the directory they would read next). They are woken again once half of them are
-/// handed on: woken at each directory handed on, they cost more in wake-ups than they save.
-/// Each page waits prepared (about 550 bytes with its URL and paths): 4,096 keep that under
-/// 3 MiB when the caller is the slower (--no-html), and are enough for the threads to read
-/// on while one of them reads a directory of thousands of pages.
+/// for the job they would take next). They are woken again once half of them are handed
+/// on: woken at each job handed on, they cost more in wake-ups than they save. Each page
+/// waits prepared (about 550 bytes with its URL and paths): 4,096 keep that under 3 MiB
+/// when the caller is the slower (--no-html), and are enough for the threads to read on.
 const AHEAD: usize = 4 * 1024;
+
+/// Entries of a directory read by one thread at most: a larger directory's names are split
+/// into parts of this many. A part of pages takes a thread a few milliseconds.
+const PART: usize = 1024;
 
 /// Walks DIR on `threads` threads, calling `on_walked` for every page (prepared by
 /// `prepare`) and event, in order; stops at the first error `on_walked` returns.
@@ -52,7 +56,7 @@ pub(super) fn walk<P: Prepare>(
     };
     shared.lock().pending.insert(
         Vec::new(),
-        Job {
+        Job::Dir {
             rel: PathBuf::new(),
             ancestors: None,
         },
@@ -90,19 +94,28 @@ pub(super) fn walk<P: Prepare>(
 }
 
 /// What the walk gives, in a directory's order: a page (prepared) or an event, or where the
-/// results of a subdirectory go (its index among the directory's subdirectories entered).
+/// results of a job it made go (its index among them): a subdirectory entered, or a part of
+/// the directory's entries.
 enum Item<T> {
     Page(T),
     Event(Event),
     Dir(u32),
 }
 
-/// A directory to read.
-struct Job {
-    /// Relative to DIR (empty for DIR).
-    rel: PathBuf,
-    /// Under -L, the directories it lies in, to tell a symlink loop.
-    ancestors: Option<Arc<Ancestor>>,
+/// What a thread takes.
+enum Job {
+    /// A directory to read.
+    Dir {
+        /// Relative to DIR (empty for DIR).
+        rel: PathBuf,
+        /// Under -L, the directories it lies in, to tell a symlink loop.
+        ancestors: Option<Arc<Ancestor>>,
+    },
+    /// A part of a large directory's entries (their names and types, in order).
+    Part {
+        open: Arc<Open>,
+        names: Vec<(OsString, FileType)>,
+    },
 }
 
 /// A directory being walked, under -L, and the one it lies in.
@@ -112,20 +125,20 @@ struct Ancestor {
     parent: Option<Arc<Ancestor>>,
 }
 
-/// A directory's place in the walk: its index among its parent's subdirectories, after its
-/// parent's. Places in their order are the walk's order.
+/// A job's place in the walk: its index among the jobs its parent made, after its parent's.
+/// Places in their order are the walk's order.
 type Place = Vec<u32>;
 
 struct State<T> {
-    /// Directories to read, by place.
+    /// Jobs to take (directories to read, parts of one), by place.
     pending: BTreeMap<Place, Job>,
-    /// Directories read, with what they gave.
+    /// Jobs done, with what they gave.
     ready: HashMap<Place, Vec<Item<T>>>,
     /// Entries in `ready`.
     held: usize,
-    /// The directory the caller waits for.
+    /// The job the caller waits for.
     wanted: Option<Place>,
-    /// Threads waiting for a directory they may take.
+    /// Threads waiting for a job they may take.
     idle: usize,
     /// The caller is done (or a thread panicked).
     stop: bool,
@@ -148,9 +161,9 @@ impl<T> Default for State<T> {
 
 struct Shared<T> {
     state: Mutex<State<T>>,
-    /// Signalled when a directory may be taken, or the walk stops.
+    /// Signalled when a job may be taken, or the walk stops.
     work: Condvar,
-    /// Signalled when a directory has been read, or a thread panicked.
+    /// Signalled when a job is done, or a thread panicked.
     results: Condvar,
 }
 
@@ -159,7 +172,7 @@ impl<T> Shared<T> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// What the directory at `place` gave, once it is read; None if a thread panicked.
+    /// What the job at `place` gave, once it is done; None if a thread panicked.
     fn take(&self, place: &[u32]) -> Option<Vec<Item<T>>> {
         let mut state = self.lock();
         loop {
@@ -200,8 +213,8 @@ impl<T> Drop for Stop<'_, T> {
     }
 }
 
-/// Tells the caller that a thread panicked, when it unwinds: the directory it was reading
-/// will never be ready.
+/// Tells the caller that a thread panicked, when it unwinds: the job it was doing will
+/// never be done.
 struct Alarm<'a, T>(&'a Shared<T>);
 
 impl<T> Drop for Alarm<'_, T> {
@@ -227,8 +240,8 @@ fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
                 if state.stop {
                     return;
                 }
-                // The earliest directory; past the limit, only the one the caller waits for
-                // (always the earliest: every directory before it has been handed on).
+                // The earliest job; past the limit, only the one the caller waits for (always
+                // the earliest: every job before it has been handed on).
                 let take = state.pending.first_key_value().is_some_and(|(next, _)| {
                     state.held < AHEAD || state.wanted.as_ref() == Some(next)
                 });
@@ -243,14 +256,14 @@ fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
                 state.idle -= 1;
             }
         };
-        let mut subdirs = Vec::new();
-        let items = reader.read(&job, &mut subdirs, &mut scratch);
+        let mut jobs = Vec::new();
+        let items = reader.read(job, &mut jobs, &mut scratch);
         let mut state = shared.lock();
-        let more = !subdirs.is_empty();
-        for (index, subdir) in subdirs.into_iter().enumerate() {
+        let more = !jobs.is_empty();
+        for (index, job) in jobs.into_iter().enumerate() {
             let mut child = place.clone();
             child.push(index as u32);
-            state.pending.insert(child, subdir);
+            state.pending.insert(child, job);
         }
         state.held += items.len();
         let wanted = state.wanted.as_ref() == Some(&place);
@@ -274,8 +287,9 @@ struct Reader<'s, P> {
 }
 
 /// An open directory being read, and where it is.
-struct Open<'j> {
-    job: &'j Job,
+struct Open {
+    /// Relative to DIR.
+    rel: PathBuf,
     path: PathBuf,
     dir: Dir,
     /// Under -L, this directory and those it lies in.
@@ -283,27 +297,54 @@ struct Open<'j> {
 }
 
 impl<P: Prepare> Reader<'_, P> {
-    /// What the directory of `job` gives, in order; the subdirectories to enter are added to
-    /// `subdirs`, in order.
+    /// What `job` gives, in order; the jobs it makes (subdirectories to enter, parts of a
+    /// large directory) are added to `jobs`, in order.
     fn read(
         &self,
-        job: &Job,
-        subdirs: &mut Vec<Job>,
+        job: Job,
+        jobs: &mut Vec<Job>,
         scratch: &mut P::Scratch,
     ) -> Vec<Item<P::Prepared>> {
         let mut items = Vec::new();
-        let path = match job.rel.as_os_str().is_empty() {
-            true => self.settings.root.clone(),
-            false => self.settings.root.join(&job.rel),
+        let (open, names) = match job {
+            Job::Part { open, names } => (open, names),
+            Job::Dir { rel, ancestors } => {
+                let path = match rel.as_os_str().is_empty() {
+                    true => self.settings.root.clone(),
+                    false => self.settings.root.join(&rel),
+                };
+                let mut open = match self.open(rel, ancestors, path) {
+                    Ok(open) => open,
+                    Err((path, err)) => return vec![event(unreadable(&path, err))],
+                };
+                let names = match names(&mut open.dir) {
+                    Ok(names) => names,
+                    Err(err) => return vec![event(unreadable(&open.path, err.into()))],
+                };
+                let open = Arc::new(open);
+                if names.len() > PART {
+                    let mut names = names.into_iter().peekable();
+                    while names.peek().is_some() {
+                        items.push(Item::Dir(jobs.len() as u32));
+                        let part = names.by_ref().take(PART).collect();
+                        let open = open.clone();
+                        jobs.push(Job::Part { open, names: part });
+                    }
+                    return items;
+                }
+                (open, names)
+            }
         };
-        match self.open(job, path) {
-            Ok(mut open) => self.entries(&mut open, subdirs, &mut items, scratch),
-            Err((path, err)) => items.push(event(unreadable(&path, err))),
-        }
+        self.entries(&open, names, jobs, &mut items, scratch);
         items
     }
 
-    fn open<'j>(&self, job: &'j Job, path: PathBuf) -> Result<Open<'j>, (PathBuf, io::Error)> {
+    fn open(
+        &self,
+        rel: PathBuf,
+        ancestors: Option<Arc<Ancestor>>,
+        path: PathBuf,
+    ) -> Result<Open, (PathBuf, io::Error)> {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let dir = match rustix::fs::open(&path, flags, Mode::empty()).and_then(Dir::new) {
             Ok(dir) => dir,
@@ -315,36 +356,33 @@ impl<P: Prepare> Reader<'_, P> {
                 Ok(stat) => Some(Arc::new(Ancestor {
                     id: (stat.st_dev, stat.st_ino),
                     path: path.clone(),
-                    parent: job.ancestors.clone(),
+                    parent: ancestors,
                 })),
                 Err(err) => return Err((path, err.into())),
             },
         };
         Ok(Open {
-            job,
+            rel,
             path,
             dir,
             ancestors,
         })
     }
 
+    /// The entries `names` of `open`, in order.
     fn entries(
         &self,
-        open: &mut Open,
-        subdirs: &mut Vec<Job>,
+        open: &Open,
+        names: Vec<(OsString, FileType)>,
+        jobs: &mut Vec<Job>,
         items: &mut Vec<Item<P::Prepared>>,
         scratch: &mut P::Scratch,
     ) {
-        let names = match names(&mut open.dir) {
-            Ok(names) => names,
-            Err(err) => return items.push(event(unreadable(&open.path, err.into()))),
-        };
         items.reserve(names.len());
-        let open = &*open;
         for (name, file_type) in names {
             let entry = Entry {
                 open,
-                rel: joined(&open.job.rel, &name),
+                rel: joined(&open.rel, &name),
                 name: &name,
             };
             let file_type = match file_type {
@@ -366,7 +404,7 @@ impl<P: Prepare> Reader<'_, P> {
                 }
             };
             if let Some(rel) = enter {
-                self.subdir(open, rel, subdirs, items);
+                self.subdir(open, rel, jobs, items);
             }
         }
     }
@@ -376,7 +414,7 @@ impl<P: Prepare> Reader<'_, P> {
         &self,
         open: &Open,
         rel: PathBuf,
-        subdirs: &mut Vec<Job>,
+        jobs: &mut Vec<Job>,
         items: &mut Vec<Item<P::Prepared>>,
     ) {
         if let Some(why) = self.settings.rules.skip_dir(&rel) {
@@ -385,8 +423,8 @@ impl<P: Prepare> Reader<'_, P> {
             }
             return;
         }
-        items.push(Item::Dir(subdirs.len() as u32));
-        subdirs.push(Job {
+        items.push(Item::Dir(jobs.len() as u32));
+        jobs.push(Job::Dir {
             rel,
             ancestors: open.ancestors.clone(),
         });
@@ -497,7 +535,7 @@ fn event<T>(event: Event) -> Item<T> {
 
 /// An entry of an open directory.
 struct Entry<'o> {
-    open: &'o Open<'o>,
+    open: &'o Open,
     name: &'o OsStr,
     /// Its path relative to DIR.
     rel: PathBuf,

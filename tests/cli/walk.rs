@@ -292,6 +292,61 @@ fn a_wide_and_deep_tree_is_walked_in_the_same_order_on_any_number_of_threads() {
 }
 
 #[test]
+fn a_large_directory_is_read_in_parts_and_listed_in_its_order() {
+    // A directory of over 3,000 entries is split into parts (of 1,024) that any thread
+    // reads. Among its pages sit a subdirectory with a large directory of its own, a
+    // symlink to a directory and a file the rules leave out: the sitemap and every message
+    // must be a one-thread walk's.
+    let site = Site::empty();
+    let mut pages = vec!["flat/index.html".to_string()];
+    for i in 0..3_000 {
+        pages.push(format!("flat/p{i:04}.html"));
+    }
+    for i in 0..1_500 {
+        pages.push(format!("flat/p1500/q{i:04}.html"));
+    }
+    for page in &pages {
+        site.write(page, "");
+    }
+    site.write("flat/p0999.css", "");
+    symlink("p1500", site.path("flat/p2000")).unwrap();
+    walk_order(&mut pages);
+    let expected: Vec<String> = pages
+        .iter()
+        .map(|page| format!("{BASE}{}", page.strip_suffix("index.html").unwrap_or(page)))
+        .collect();
+    let run = |jobs: &str| {
+        let args = [
+            "-v",
+            "--no-html",
+            "--lastmod",
+            "none",
+            "-o",
+            "-",
+            "-j",
+            jobs,
+        ];
+        let run = site.run(&args);
+        let run = run.success();
+        (run.stdout().to_vec(), run.stderr())
+    };
+    let one = run("1");
+    let locs: Vec<String> = validate::parse_urls(&one.0)
+        .into_iter()
+        .map(|url| url.loc)
+        .collect();
+    assert!(locs == expected, "the walk's order");
+    assert!(
+        one.1.contains("skip flat/p2000: a symlink to a directory"),
+        "{}",
+        one.1
+    );
+    for jobs in ["2", "3", "16"] {
+        assert!(run(jobs) == one, "-j1 and -j{jobs} differ");
+    }
+}
+
+#[test]
 fn heads_read_on_the_walk_threads_come_back_in_order_on_any_number_of_threads() {
     // Every page's head decides it: noindex pages are left out, redirect stubs too, others
     // declare their canonical URL in another form (listed so) or name an alternate. Pages
