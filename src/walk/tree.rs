@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::io;
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
@@ -22,6 +22,7 @@ use super::find::{DIR_SYMLINK, sort_key};
 use super::rules::Skip;
 use super::stat::judge;
 use super::{Event, PageFile, Prepare, Settings, Walked, excluded};
+use crate::atomic::is_temp_name;
 use crate::report::Warning;
 
 /// Entries read and not yet handed on past which the threads wait (unless the caller waits
@@ -498,7 +499,9 @@ impl<P: Prepare> Reader<'_, P> {
         match self.settings.rules.skip_file(&entry.rel, &candidate) {
             None => {}
             Some(Skip::OwnOutput) => {
-                if verbose {
+                // The sitemap's temp files come and go as it is written beside the walk:
+                // naming them would make -v's lines depend on timing (and random names).
+                if verbose && !is_temp_name(entry.name.as_bytes()) {
                     let why = Skip::OwnOutput.to_string();
                     items.push(event(Event::Skipped(entry.rel, why)));
                 }

@@ -301,6 +301,15 @@ fn the_output_and_our_temp_files_are_never_listed() {
         locs(&urls),
         ["https://example.com/", "https://example.com/sitemap.xml"]
     );
+    // -v names the output it passes over, not temp files: they come and go as the sitemap
+    // is written beside the walk, so naming them would make the lines depend on timing.
+    let run = site
+        .command(&["-v", "--include", "*", "--hidden"])
+        .args(["-o".as_ref(), out.as_os_str()])
+        .run();
+    let stderr = run.success().stderr();
+    assert!(stderr.contains("skip sub/map.xml: sitemapgen's own output"), "{stderr}");
+    assert!(!stderr.contains(".sitemapgen-abc123.tmp"), "{stderr}");
 }
 
 #[test]
