@@ -9,7 +9,9 @@
 //!
 //! When heads are read, hreflang alternates can only be checked once every URL is known:
 //! the URLs then wait in a spool for a second pass, which also knows by then which
-//! extensions' namespaces (alternates, images) the documents must declare.
+//! extensions' namespaces (alternates, images) the documents must declare. Until a URL
+//! names an alternate or an image, they are written straight away as well; the spool is
+//! read back only when one does.
 
 pub mod alternates;
 pub mod spool;
@@ -72,28 +74,54 @@ pub struct Done {
 pub enum Collector<'s> {
     /// Straight into the sitemap.
     Direct(Writers<'s>),
-    /// Into the spool, for a second pass once every URL and alternate is known; and whether
-    /// any URL has images.
-    Spooled(Spool, Links, bool),
+    /// Into the spool, for a second pass once every URL and alternate is known.
+    Spooled {
+        spool: Spool,
+        links: Links,
+        /// Whether any URL has images.
+        images: bool,
+        /// Until a URL has alternates or images, straight into the sitemap as well: without
+        /// either, the second pass would write the same, and most sites have neither.
+        direct: Option<Writers<'s>>,
+    },
 }
 
 impl<'s> Collector<'s> {
     /// `spooled` when alternates must be checked against every URL.
     pub fn new(settings: &'s Settings, spooled: bool) -> Result<Collector<'s>> {
+        let direct = Writers::new(settings, Extensions::default());
         Ok(if spooled {
-            Collector::Spooled(Spool::new()?, Links::default(), false)
+            Collector::Spooled {
+                spool: Spool::new()?,
+                links: Links::default(),
+                images: false,
+                direct: Some(direct),
+            }
         } else {
-            Collector::Direct(Writers::new(settings, Extensions::default()))
+            Collector::Direct(direct)
         })
     }
 
     pub fn push(&mut self, entry: Entry) -> Result<()> {
         match self {
             Collector::Direct(writer) => writer.push(entry),
-            Collector::Spooled(spool, links, images) => {
+            Collector::Spooled {
+                spool,
+                links,
+                images,
+                direct,
+            } => {
                 links.add(&entry);
                 *images |= !entry.images.is_empty();
-                spool.push(&entry).context("cannot spool the URLs")
+                spool.push(&entry).context("cannot spool the URLs")?;
+                if !(entry.alternates.is_empty() && entry.images.is_empty()) {
+                    // Its temp files are removed.
+                    *direct = None;
+                }
+                match direct {
+                    Some(writers) => writers.push(entry),
+                    None => Ok(()),
+                }
             }
         }
     }
@@ -102,10 +130,17 @@ impl<'s> Collector<'s> {
     /// those the collector was made with.
     pub fn finish(self, settings: &'s Settings, report: &mut Report) -> Result<Vec<Vec<Done>>> {
         match self {
-            Collector::Direct(writer) => writer.finish(),
-            Collector::Spooled(mut spool, links, image) => {
-                write_spooled(settings, &mut spool, links, image, report)
-            }
+            Collector::Direct(writers)
+            | Collector::Spooled {
+                direct: Some(writers),
+                ..
+            } => writers.finish(),
+            Collector::Spooled {
+                mut spool,
+                links,
+                images,
+                direct: None,
+            } => write_spooled(settings, &mut spool, links, images, report),
         }
     }
 }

@@ -105,6 +105,54 @@ fn max_urls_splits_into_an_index_of_shards_in_walk_order() {
 }
 
 #[test]
+fn a_late_alternate_or_image_gives_every_shard_its_namespace() {
+    // URLs go into the sitemap as they are decided until one names an alternate or an
+    // image; past that, the documents are written anew from the spool, every one of them
+    // declaring the extension's namespace. Here the last page of the last shard is the
+    // first to name one.
+    for (extra, head, body, namespace) in [
+        (
+            None,
+            "<link rel=alternate hreflang=de href=/p00000.html>",
+            "",
+            "xmlns:xhtml=",
+        ),
+        (
+            Some("--images"),
+            "",
+            "<main><img src=/a.png></main>",
+            "xmlns:image=",
+        ),
+    ] {
+        let site = numbered_site(7);
+        site.write(
+            "p00006.html",
+            format!("<!doctype html><head>{head}</head><body>{body}"),
+        );
+        let mut args = vec!["--max-urls", "3"];
+        args.extend(extra);
+        site.run(&args).success();
+        let shards = split(&site.sitemap_path(), BASE);
+        assert_eq!(shards.len(), 3);
+        for (path, _) in &shards {
+            let text = fs::read_to_string(path).unwrap();
+            assert!(text.contains(namespace), "{}: {text}", path.display());
+        }
+        let temps: Vec<_> = site
+            .all_files()
+            .into_iter()
+            .filter(|path| {
+                path.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .ends_with(".tmp")
+            })
+            .collect();
+        assert!(temps.is_empty(), "{temps:?}");
+    }
+}
+
+#[test]
 fn adding_a_page_at_the_end_rewrites_only_the_last_shard() {
     let site = numbered_site(7);
     site.run(&["--max-urls", "3"]).success();
