@@ -308,7 +308,10 @@ fn the_output_and_our_temp_files_are_never_listed() {
         .args(["-o".as_ref(), out.as_os_str()])
         .run();
     let stderr = run.success().stderr();
-    assert!(stderr.contains("skip sub/map.xml: sitemapgen's own output"), "{stderr}");
+    assert!(
+        stderr.contains("skip sub/map.xml: sitemapgen's own output"),
+        "{stderr}"
+    );
     assert!(!stderr.contains(".sitemapgen-abc123.tmp"), "{stderr}");
 }
 
