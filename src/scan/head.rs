@@ -139,7 +139,7 @@ impl Events for HeadOnly {
 }
 
 /// The crawlers whose robots metas count.
-const BOTS: [&str; 3] = ["robots", "googlebot", "bingbot"];
+pub const BOTS: [&str; 3] = ["robots", "googlebot", "bingbot"];
 
 /// A `<meta>`: robots directives, or a refresh. Its content (often a long description) is
 /// looked at only for those.

@@ -4,7 +4,7 @@
 
 use super::content::{self, Content};
 use super::dates::{Declared, Source};
-use super::head::{Facts, Goes};
+use super::head::{BOTS, Facts, Goes};
 use super::tokens::{Events, Flow, Tag};
 
 /// JSON-LD kept of one block at most (a larger one is read as text).
@@ -69,10 +69,7 @@ impl<'c, 'r> PageReader<'c, 'r> {
             return;
         };
         let source = self.dates.as_ref().and(Source::of_meta(&key));
-        let robots = self.content.is_some()
-            && ["robots", "googlebot", "bingbot"]
-                .iter()
-                .any(|bot| key.eq_ignore_ascii_case(bot));
+        let robots = self.content.is_some() && BOTS.iter().any(|bot| key.eq_ignore_ascii_case(bot));
         if source.is_none() && !robots {
             return;
         }
