@@ -199,6 +199,41 @@ fn walk_order(rels: &mut [String]) {
     rels.sort_by_key(key);
 }
 
+/// The URLs of `pages` (paths in DIR) in the walk's order.
+fn locs_in_walk_order(pages: &mut [String]) -> Vec<String> {
+    walk_order(pages);
+    pages
+        .iter()
+        .map(|page| format!("{BASE}{}", page.strip_suffix("index.html").unwrap_or(page)))
+        .collect()
+}
+
+/// A -v walk without heads or dates on `jobs` threads: the sitemap and the messages.
+fn walked(site: &Site, jobs: &str, extra: &[&str]) -> (Vec<u8>, String) {
+    let mut args = vec![
+        "-v",
+        "--no-html",
+        "--lastmod",
+        "none",
+        "-o",
+        "-",
+        "-j",
+        jobs,
+    ];
+    args.extend(extra);
+    let run = site.run(&args);
+    let run = run.success();
+    (run.stdout().to_vec(), run.stderr())
+}
+
+/// The locs of a sitemap, in order.
+fn locs_of(xml: &[u8]) -> Vec<String> {
+    validate::parse_urls(xml)
+        .into_iter()
+        .map(|url| url.loc)
+        .collect()
+}
+
 #[test]
 fn a_wide_and_deep_tree_is_walked_in_the_same_order_on_any_number_of_threads() {
     // More entries than the walk reads ahead of the caller (4,096), in directories of
@@ -247,37 +282,17 @@ fn a_wide_and_deep_tree_is_walked_in_the_same_order_on_any_number_of_threads() {
     symlink("../..", site.path("a/w1/a/up")).unwrap();
     symlink("nowhere.html", site.path("a-b/w2/gone.html")).unwrap();
 
-    walk_order(&mut pages);
-    let expected: Vec<String> = pages
-        .iter()
-        .map(|page| format!("{BASE}{}", page.strip_suffix("index.html").unwrap_or(page)))
-        .collect();
+    let expected = locs_in_walk_order(&mut pages);
     for follow in [&[][..], &["-L"][..]] {
-        let run = |jobs: &str| {
-            let mut args = vec![
-                "-v",
-                "--no-html",
-                "--lastmod",
-                "none",
-                "-o",
-                "-",
-                "-j",
-                jobs,
-            ];
-            args.extend(follow);
-            let run = site.run(&args);
-            run.success()
-                .stderr_has(&["gone.html is a dangling symlink; not listed"]);
-            (run.stdout().to_vec(), run.stderr())
-        };
+        let run = |jobs: &str| walked(&site, jobs, follow);
         let one = run("1");
+        assert!(
+            one.1
+                .contains("gone.html is a dangling symlink; not listed")
+        );
         if follow.is_empty() {
-            let locs: Vec<String> = validate::parse_urls(&one.0)
-                .into_iter()
-                .map(|url| url.loc)
-                .collect();
             assert!(
-                locs == expected,
+                locs_of(&one.0) == expected,
                 "the walk's order is not depth first, index.html, bytes"
             );
             assert!(one.1.contains("skip z/w0/into-a: a symlink to a directory"));
@@ -310,32 +325,10 @@ fn a_large_directory_is_read_in_parts_and_listed_in_its_order() {
     }
     site.write("flat/p0999.css", "");
     symlink("p1500", site.path("flat/p2000")).unwrap();
-    walk_order(&mut pages);
-    let expected: Vec<String> = pages
-        .iter()
-        .map(|page| format!("{BASE}{}", page.strip_suffix("index.html").unwrap_or(page)))
-        .collect();
-    let run = |jobs: &str| {
-        let args = [
-            "-v",
-            "--no-html",
-            "--lastmod",
-            "none",
-            "-o",
-            "-",
-            "-j",
-            jobs,
-        ];
-        let run = site.run(&args);
-        let run = run.success();
-        (run.stdout().to_vec(), run.stderr())
-    };
+    let expected = locs_in_walk_order(&mut pages);
+    let run = |jobs: &str| walked(&site, jobs, &[]);
     let one = run("1");
-    let locs: Vec<String> = validate::parse_urls(&one.0)
-        .into_iter()
-        .map(|url| url.loc)
-        .collect();
-    assert!(locs == expected, "the walk's order");
+    assert!(locs_of(&one.0) == expected, "the walk's order");
     assert!(
         one.1.contains("skip flat/p2000: a symlink to a directory"),
         "{}",
@@ -407,14 +400,8 @@ fn heads_read_on_the_walk_threads_come_back_in_order_on_any_number_of_threads() 
             std::fs::read(&state).unwrap(),
         )
     };
-    let locs = |xml: &[u8]| -> Vec<String> {
-        validate::parse_urls(xml)
-            .into_iter()
-            .map(|url| url.loc)
-            .collect()
-    };
     let walked = run("1", false);
-    assert!(locs(&walked.0) == in_walk_order, "the walk's order");
+    assert!(locs_of(&walked.0) == in_walk_order, "the walk's order");
     assert!(
         walked.1.contains("big/p0.html: marked noindex"),
         "{}",
