@@ -79,7 +79,7 @@ pub(super) fn walk<P: Prepare>(
                 }
                 Some(Item::Page(page)) => on_walked(Walked::Page(page))?,
                 Some(Item::Event(event)) => on_walked(Walked::Event(event))?,
-                Some(Item::Dir(index)) => {
+                Some(Item::Job(index)) => {
                     let mut child = place.clone();
                     child.push(index);
                     // None: a thread panicked; the scope passes the panic on.
@@ -100,7 +100,7 @@ pub(super) fn walk<P: Prepare>(
 enum Item<T> {
     Page(T),
     Event(Event),
-    Dir(u32),
+    Job(u32),
 }
 
 /// What a thread takes.
@@ -326,7 +326,7 @@ impl<P: Prepare> Reader<'_, P> {
                 if names.len() > PART {
                     let mut names = names.into_iter().peekable();
                     while names.peek().is_some() {
-                        items.push(Item::Dir(jobs.len() as u32));
+                        items.push(Item::Job(jobs.len() as u32));
                         let part = names.by_ref().take(PART).collect();
                         let open = open.clone();
                         jobs.push(Job::Part { open, names: part });
@@ -424,7 +424,7 @@ impl<P: Prepare> Reader<'_, P> {
             }
             return;
         }
-        items.push(Item::Dir(jobs.len() as u32));
+        items.push(Item::Job(jobs.len() as u32));
         jobs.push(Job::Dir {
             rel,
             ancestors: open.ancestors.clone(),
