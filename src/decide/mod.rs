@@ -228,20 +228,22 @@ impl<'s> Decider<'s> {
             }
             scanned => scanned.with_context(|| format!("cannot read {}", page.path.display()))?,
         };
-        let (alternates, path, loc) = match judged? {
-            None => (Vec::new(), computed.path.clone(), loc),
+        // The URL path it is listed at: the form its canonical URL declares, or its own.
+        let (alternates, declared, loc) = match judged? {
+            None => (Vec::new(), None, loc),
             Some(judged) => match self.judge_head(&page, &loc, &computed.path, judged, report)? {
-                Some((alternates, None)) => (alternates, computed.path.clone(), loc),
+                Some((alternates, None)) => (alternates, None, loc),
                 Some((alternates, Some(declared))) => {
                     let loc = settings.base.join(&declared);
                     if too_long(&page, &loc, report)? {
                         return Ok(None);
                     }
-                    (alternates, declared, loc)
+                    (alternates, Some(declared), loc)
                 }
                 None => return Ok(None),
             },
         };
+        let path = declared.as_deref().unwrap_or(&computed.path);
         if let Some(disallow) = &self.disallow {
             let from_root = format!("{}{path}", self.base.path());
             if disallow.blocks(&from_root) {
@@ -250,7 +252,7 @@ impl<'s> Decider<'s> {
                 return Ok(None);
             }
         }
-        if let Some(first) = self.dedup.claim(&page.rel, &path) {
+        if let Some(first) = self.dedup.claim(&page.rel, path) {
             report.left_out(&page.rel, Reason::Duplicate, "duplicate URL");
             report.warn(
                 Warning::Duplicate,
@@ -283,7 +285,7 @@ impl<'s> Decider<'s> {
                 &page,
                 &Listed {
                     key: &computed.path,
-                    path: &path,
+                    path,
                     loc: &loc,
                 },
                 scanned.digest,
