@@ -1,11 +1,12 @@
 //! Mapping a page's path under DIR to its public URL.
 
-use std::collections::HashMap;
 use std::ffi::OsStr;
+use std::hash::{BuildHasher, RandomState};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
+use hashbrown::HashTable;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, PercentEncode, percent_encode};
 
 use crate::html;
@@ -290,8 +291,23 @@ fn encode_segment(bytes: &[u8]) -> PercentEncode<'_> {
 #[derive(Debug, Default)]
 pub struct Dedup {
     current_dir: PathBuf,
-    /// One map per directory on the current path (index 0 is DIR): URL path → first file.
-    levels: Vec<HashMap<String, PathBuf>>,
+    /// How many levels are on the current path: DIR's and one per directory below it.
+    depth: usize,
+    /// One per directory on the current path (index 0 is DIR), then those of earlier, deeper
+    /// paths, cleared when they are reached again: their room is kept, as each page would
+    /// otherwise allocate twice and each directory change free them all.
+    levels: Vec<Level>,
+    hasher: RandomState,
+}
+
+/// The URL paths claimed at one level and the file that first claimed each, one after the
+/// other in one buffer.
+#[derive(Debug, Default)]
+struct Level {
+    /// Each claim: where its URL path starts in `bytes`, its length, and the length of the
+    /// file's path, which follows it.
+    claims: HashTable<(usize, usize, usize)>,
+    bytes: Vec<u8>,
 }
 
 impl Dedup {
@@ -300,29 +316,45 @@ impl Dedup {
     pub fn claim(&mut self, rel: &Path, path: &str) -> Option<PathBuf> {
         let dir = Path::new(OsStr::from_bytes(split_last(rel).0));
         // Most pages share the previous page's directory: compare bytes before components.
-        if dir.as_os_str() != self.current_dir.as_os_str() {
+        if self.depth == 0 || dir.as_os_str() != self.current_dir.as_os_str() {
             let common = dir
                 .components()
                 .zip(self.current_dir.components())
                 .take_while(|(a, b)| a == b)
                 .count();
-            self.levels.truncate(common + 1);
-            self.levels
-                .resize_with(dir.components().count() + 1, HashMap::new);
-            self.current_dir = dir.to_path_buf();
-        } else if self.levels.is_empty() {
-            self.levels.push(HashMap::new());
-        }
-        let level = html::url_substance(path).matches('/').count();
-        let deepest = self.levels.len() - 1;
-        let seen = &mut self.levels[level.min(deepest)];
-        match seen.get(path) {
-            Some(first) => Some(first.clone()),
-            None => {
-                seen.insert(path.to_string(), rel.to_path_buf());
-                None
+            // DIR's level stays; so do those of the directories the two paths share.
+            let kept = if self.depth == 0 { 0 } else { common + 1 };
+            let depth = dir.components().count() + 1;
+            if self.levels.len() < depth {
+                self.levels.resize_with(depth, Level::default);
             }
+            for level in &mut self.levels[kept..depth] {
+                level.claims.clear();
+                level.bytes.clear();
+            }
+            self.depth = depth;
+            self.current_dir = dir.to_path_buf();
         }
+        let level = html::url_substance(path)
+            .bytes()
+            .filter(|&byte| byte == b'/')
+            .count();
+        let Level { claims, bytes } = &mut self.levels[level.min(self.depth - 1)];
+        let hasher = &self.hasher;
+        let hash = hasher.hash_one(path.as_bytes());
+        let key = |&(at, len, _): &(usize, usize, usize)| &bytes[at..at + len];
+        if let Some(&(at, len, file)) = claims.find(hash, |claim| key(claim) == path.as_bytes()) {
+            let first = &bytes[at + len..at + len + file];
+            return Some(PathBuf::from(OsStr::from_bytes(first)));
+        }
+        let claim = (bytes.len(), path.len(), rel.as_os_str().len());
+        bytes.extend_from_slice(path.as_bytes());
+        bytes.extend_from_slice(rel.as_os_str().as_bytes());
+        let bytes = &*bytes;
+        claims.insert_unique(hash, claim, |&(at, len, _)| {
+            hasher.hash_one(&bytes[at..at + len])
+        });
+        None
     }
 }
 
@@ -496,5 +528,20 @@ mod tests {
         assert_eq!(claim("b/c/x.htm"), None);
         assert_eq!(claim("b/c/x.html"), Some(PathBuf::from("b/c/x.htm")));
         assert_eq!(claim("b/d/x.html"), None);
+        // Levels left behind are cleared when reached again, and work as before.
+        assert_eq!(claim("b.html"), None);
+        assert_eq!(claim("c/d/e/index.html"), None);
+        assert_eq!(claim("c/d/e.html"), Some(PathBuf::from("c/d/e/index.html")));
+        assert_eq!(claim("c/d/f/g/index.html"), None);
+        assert_eq!(
+            claim("c/d/f/g.html"),
+            Some(PathBuf::from("c/d/f/g/index.html"))
+        );
+        assert_eq!(claim("c/d/x.html"), None);
+        assert_eq!(claim("c/d/x/index.html"), Some(PathBuf::from("c/d/x.html")));
+        assert_eq!(claim("z/index.html"), None);
+        assert_eq!(claim("z.html"), Some(PathBuf::from("z/index.html")));
+        assert_eq!(claim("index.html"), None);
+        assert_eq!(claim("index.htm"), Some(PathBuf::from("index.html")));
     }
 }
