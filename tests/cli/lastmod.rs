@@ -430,6 +430,67 @@ fn git_dates_over_many_commits_are_each_files_newest() {
 }
 
 #[test]
+fn git_dates_of_a_tree_too_large_for_one_log_are_each_files_last_commit() {
+    // More files than one git log is given (32,768): the history is read a few directories
+    // at a time, and the files beside them by a log of their own. DIR is a directory of the
+    // work tree.
+    let site = Site::empty();
+    let repo = site.outside();
+    git(repo, &["init", "-q"], "2024-01-01T00:00:00Z");
+    // `d0` (35,000 files) splits into its subdirectories, one of which has a name git would
+    // read as a pattern.
+    for sub in ["s0", "s1", "s2", "s3", "s*"] {
+        fs::create_dir_all(site.path(format!("d0/{sub}"))).unwrap();
+        for k in 0..7000 {
+            fs::write(site.path(format!("d0/{sub}/p{k}.html")), "x").unwrap();
+        }
+    }
+    for rel in ["index.html", "d0/index.html", "d0/s1x.html", "d1/p.html"] {
+        site.page(rel);
+    }
+    git(repo, &["add", "."], "2024-01-01T00:00:00Z");
+    git(repo, &["commit", "-qm", "all"], "2024-01-01T00:00:00Z");
+    let second = [
+        "d0/s0/p1.html",
+        "d0/s*/p2.html",
+        "d0/index.html",
+        "d0/s1x.html",
+        "d1/p.html",
+    ];
+    for rel in second {
+        site.write(rel, "changed");
+    }
+    git(repo, &["commit", "-qam", "two"], "2024-02-01T00:00:00Z");
+    site.write("index.html", "changed");
+    git(repo, &["commit", "-qam", "three"], "2024-03-01T00:00:00Z");
+
+    // The user's settings for pathspecs do not reach git: under these two, which git
+    // refuses together, it would fail; under the first alone it would take `:(literal)d0`
+    // for a file's name, and the split would be lost.
+    site.command(&["--lastmod", "git"])
+        .env("GIT_LITERAL_PATHSPECS", "1")
+        .env("GIT_ICASE_PATHSPECS", "1")
+        .run()
+        .success();
+    let got = dates(&site);
+    assert_eq!(got.len(), 35_004);
+    for (loc, date) in &got {
+        let rel = loc.strip_prefix(BASE).unwrap().replace("%2A", "*");
+        let rel = match rel.as_str() {
+            "" => "index.html".to_string(),
+            dir if dir.ends_with('/') => format!("{dir}index.html"),
+            _ => rel,
+        };
+        let expected = match rel.as_str() {
+            "index.html" => "2024-03-01T00:00:00Z",
+            rel if second.contains(&rel) => "2024-02-01T00:00:00Z",
+            _ => "2024-01-01T00:00:00Z",
+        };
+        assert_eq!(date.as_deref(), Some(expected), "{rel}");
+    }
+}
+
+#[test]
 fn git_failing_is_a_usage_error_and_writes_nothing() {
     // A work tree with no commit yet: git log fails once the run is under way.
     let site = Site::with_pages(&["index.html"]);

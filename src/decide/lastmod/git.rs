@@ -1,13 +1,21 @@
 //! `--lastmod git`: each file's date is the committer date of the last commit that touched
-//! it, from one `git log` over the whole history (not one git process per file). git starts
+//! it, from `git log` over the whole history (not one git process per file). git starts
 //! with the run and its output is read as it comes, beside the walk, into a compact table:
 //! the names in one buffer, each date once.
+//!
+//! git holds all the files a commit changed at once, a few hundred bytes each: a commit of
+//! 160,000 files takes it past 60 MiB. A tree of more than `GROUP` files (as HEAD has it,
+//! from `git ls-tree`) is therefore read by several logs, one after another, each limited to
+//! directories of at most `GROUP` files in all, and one for the rest.
 
+use std::collections::BinaryHeap;
+use std::ffi::OsString;
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, BufRead, BufReader, Read};
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -15,12 +23,12 @@ use hashbrown::HashTable;
 
 use crate::input;
 
-/// Newest first; per commit an empty field, its date, then, if it touched files under DIR,
-/// a newline and their names, each field ending in NUL. The empty field tells a commit from
-/// a name: a name is never empty, and may begin with any other byte. The user's settings
-/// that would change what it prints are overridden: names relative to DIR
-/// (`diff.relative`), a root commit without its files (`log.showRoot`), signatures among
-/// the commits (`log.showSignature`).
+/// Newest first; per commit an empty field, its date, then, if it touched files under the
+/// pathspecs that follow, a newline and their names, each field ending in NUL. The empty
+/// field tells a commit from a name: a name is never empty, and may begin with any other
+/// byte. The user's settings that would change what it prints are overridden: names
+/// relative to DIR (`diff.relative`), a root commit without its files (`log.showRoot`),
+/// signatures among the commits (`log.showSignature`).
 const LOG: &[&str] = &[
     "-c",
     "diff.relative=false",
@@ -33,7 +41,24 @@ const LOG: &[&str] = &[
     "--no-renames",
     "-z",
     "--",
-    ".",
+];
+
+/// HEAD's files under DIR, relative to it, each ending in NUL.
+const LIST: &[&str] = &["ls-tree", "-r", "-z", "--name-only", "HEAD"];
+
+/// The most files one `git log` is given when the tree is split: git's peak is then about
+/// 20 MiB.
+const GROUP: u32 = 32 << 10;
+/// The most directories the tree is split into: each is a pathspec git matches against
+/// every entry of the trees it compares.
+const MAX_UNITS: usize = 256;
+
+/// Variables of the user's environment that change what a pathspec means.
+const PATHSPEC_ENV: &[&str] = &[
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS",
+    "GIT_ICASE_PATHSPECS",
 ];
 
 /// The longest field read from git's output; past it, the output is not what was asked for.
@@ -44,7 +69,7 @@ const MAX_STDERR: u64 = 16 << 10;
 /// The dates of the files under DIR, from its work tree's history.
 pub struct GitDates {
     pub shallow: bool,
-    /// The `git log` being read, until it is waited for.
+    /// The history being read, until it is waited for.
     log: Option<Log>,
     dates: Dates,
 }
@@ -63,7 +88,7 @@ impl GitDates {
         let shallow = git(dir, &["rev-parse", "--is-shallow-repository"])? == b"true\n";
         Ok(GitDates {
             shallow,
-            log: Some(Log::start(dir, prefix)?),
+            log: Some(Log::start(dir.to_path_buf(), prefix)?),
             dates: Dates::default(),
         })
     }
@@ -85,117 +110,257 @@ impl GitDates {
     }
 }
 
-/// A running `git log` and the threads reading its output and its errors.
+/// The thread reading the history, one git at a time, and the git it runs. Dropped before
+/// it is finished (a run that fails or ends early), it kills that git and waits for it:
+/// none is left behind, running or as a zombie.
 struct Log {
-    git: Reaped,
-    parser: JoinHandle<Result<Dates>>,
-    stderr: JoinHandle<Vec<u8>>,
+    reader: Option<JoinHandle<Result<Dates>>>,
+    running: Arc<Mutex<Running>>,
 }
 
-/// A child that is killed and waited for when dropped unless it was waited for: a run that
-/// fails or ends early leaves no git behind, running or as a zombie.
-struct Reaped {
-    child: Child,
-    waited: bool,
+/// The git being read, shared by the reading thread and the `Log` that may stop it.
+#[derive(Default)]
+struct Running {
+    child: Option<Child>,
+    /// Set when the `Log` is dropped: no git is started after it.
+    stopped: bool,
 }
 
-impl Drop for Reaped {
+/// The lock on `running`, also when a thread panicked holding it: the child still needs
+/// killing.
+fn lock(running: &Mutex<Running>) -> MutexGuard<'_, Running> {
+    running.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Drop for Log {
     fn drop(&mut self) {
-        if !self.waited {
+        let mut running = lock(&self.running);
+        running.stopped = true;
+        if let Some(mut child) = running.child.take() {
             // Errors change nothing here: the child is gone or cannot be signalled by us.
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+            let _ = child.kill();
+            let _ = child.wait();
         }
-    }
-}
-
-impl Reaped {
-    fn wait(&mut self) -> io::Result<ExitStatus> {
-        let status = self.child.wait()?;
-        self.waited = true;
-        Ok(status)
     }
 }
 
 impl Log {
-    fn start(dir: &Path, prefix: Vec<u8>) -> Result<Log> {
-        let child = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(LOG)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .context("cannot run git")?;
-        let mut git = Reaped {
-            child,
-            waited: false,
-        };
-        let stdout = git
-            .child
-            .stdout
-            .take()
-            .context("cannot read git's output")?;
-        let mut stderr = git
-            .child
-            .stderr
-            .take()
-            .context("cannot read git's errors")?;
-        // Both pipes are read at once: git stops when either is full.
-        let stderr = thread::Builder::new()
-            .name("git stderr".into())
-            .spawn(move || {
-                let mut kept = Vec::new();
-                // What does not fit is read and dropped; a failed read ends the reading, and
-                // the message shows what was kept.
-                let _ = (&mut stderr).take(MAX_STDERR).read_to_end(&mut kept);
-                let _ = io::copy(&mut stderr, &mut io::sink());
-                kept
-            })
-            .context("cannot start a thread to read git's errors")?;
-        let parser = thread::Builder::new()
+    fn start(dir: PathBuf, prefix: Vec<u8>) -> Result<Log> {
+        let running = Arc::new(Mutex::new(Running::default()));
+        let shared = Arc::clone(&running);
+        let reader = thread::Builder::new()
             .name("git log".into())
-            .spawn(move || parse(BufReader::with_capacity(64 << 10, stdout), &prefix))
-            .context("cannot start a thread to read git's output")?;
+            .spawn(move || history(&dir, &prefix, &shared))
+            .context("cannot start a thread to read the git history")?;
         Ok(Log {
-            git,
-            parser,
-            stderr,
+            reader: Some(reader),
+            running,
         })
     }
 
-    fn finish(self) -> Result<Dates> {
-        let Log {
-            mut git,
-            parser,
-            stderr,
-        } = self;
-        let parsed = joined(parser).and_then(|parsed| parsed);
-        if parsed.is_err() {
-            // The output is no longer read, and git may be waiting to write more.
-            let _ = git.child.kill();
-        }
-        let status = git.wait().context("cannot wait for git")?;
-        let stderr = joined(stderr)?;
-        // git's own failure comes first (output it cut short is not the parser's fault),
-        // unless it was killed above.
-        if !status.success() && (parsed.is_ok() || status.code().is_some()) {
-            let stderr = String::from_utf8_lossy(&stderr);
-            let why = match stderr.trim() {
-                "" => status.to_string(),
-                text => text.to_string(),
-            };
-            bail!("git log failed: {why}");
-        }
-        parsed
+    fn finish(mut self) -> Result<Dates> {
+        let reader = self
+            .reader
+            .take()
+            .context("the git history was read before")?;
+        reader
+            .join()
+            .map_err(|_| anyhow!("the thread reading git's output failed"))?
     }
 }
 
-fn joined<T>(thread: JoinHandle<T>) -> Result<T> {
-    thread
+/// Reads the history of the files under DIR (`prefix` in the work tree): HEAD's files
+/// first, to split them when there are many, then a `git log` for each group.
+fn history(dir: &Path, prefix: &[u8], running: &Mutex<Running>) -> Result<Dates> {
+    let mut list = Command::new("git");
+    list.arg("-C").arg(dir).args(LIST);
+    // The listing only splits the reading: when it fails (no commit yet), the log that
+    // follows reads the whole history and says why it cannot.
+    let groups = run(list, running, "ls-tree", |out| groups(out, GROUP))
+        .unwrap_or_else(|_| vec![vec![".".into()]]);
+    let mut dates = Dates::default();
+    for pathspecs in groups {
+        let mut log = Command::new("git");
+        log.arg("-C").arg(dir).args(LOG).args(pathspecs);
+        for var in PATHSPEC_ENV {
+            log.env_remove(var);
+        }
+        run(log, running, "log", |out| parse(out, prefix, &mut dates))?;
+    }
+    Ok(dates)
+}
+
+/// Runs `git`, whose output `read` reads as it comes, leaving the child in `running` while
+/// it runs. An error when it cannot, or git fails (`what` it was), or `read` fails.
+fn run<T>(
+    mut git: Command,
+    running: &Mutex<Running>,
+    what: &str,
+    read: impl FnOnce(BufReader<ChildStdout>) -> Result<T>,
+) -> Result<T> {
+    let mut child = git
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot run git")?;
+    let stdout = child.stdout.take().context("cannot read git's output")?;
+    let stderr = child.stderr.take().context("cannot read git's errors")?;
+    {
+        let mut shared = lock(running);
+        if shared.stopped {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("the git history is no longer read");
+        }
+        shared.child = Some(child);
+    }
+    // Both pipes are read at once: git stops when either is full.
+    let stderr = thread::Builder::new()
+        .name("git stderr".into())
+        .spawn(move || {
+            let mut stderr = stderr;
+            let mut kept = Vec::new();
+            // What does not fit is read and dropped; a failed read ends the reading, and
+            // the message shows what was kept.
+            let _ = (&mut stderr).take(MAX_STDERR).read_to_end(&mut kept);
+            let _ = io::copy(&mut stderr, &mut io::sink());
+            kept
+        })
+        .context("cannot start a thread to read git's errors")?;
+    let read = read(BufReader::with_capacity(64 << 10, stdout));
+    // Gone when the Log was dropped meanwhile, which killed and waited for it.
+    let mut child = lock(running)
+        .child
+        .take()
+        .context("the git history is no longer read")?;
+    if read.is_err() {
+        // The output is no longer read, and git may be waiting to write more.
+        let _ = child.kill();
+    }
+    let status = child.wait().context("cannot wait for git")?;
+    let stderr = stderr
         .join()
-        .map_err(|_| anyhow!("the thread reading git's output failed"))
+        .map_err(|_| anyhow!("the thread reading git's errors failed"))?;
+    // git's own failure comes first (output it cut short is not the reader's fault),
+    // unless it was killed above.
+    if !status.success() && (read.is_ok() || status.code().is_some()) {
+        let stderr = String::from_utf8_lossy(&stderr);
+        let why = match stderr.trim() {
+            "" => status.to_string(),
+            text => text.to_string(),
+        };
+        bail!("git {what} failed: {why}");
+    }
+    read
+}
+
+/// A directory of HEAD's tree under DIR, as `groups` counts its files.
+struct Dir {
+    /// Relative to DIR, empty for DIR itself.
+    path: Vec<u8>,
+    /// Its files, in it and below it.
+    files: u32,
+    parent: usize,
+}
+
+/// Whether `path` (relative to DIR) is the directory `dir` or below it.
+fn holds(dir: &[u8], path: &[u8]) -> bool {
+    dir.is_empty()
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
+}
+
+/// The pathspecs of each `git log` reading the history, from `listing` (HEAD's files under
+/// DIR, as `LIST` prints them): DIR whole (`.`) when it has at most `max` files. Otherwise
+/// the largest directories are split into their subdirectories (at most `MAX_UNITS` in
+/// all) until none has more than `max` files, the subdirectories are packed in order into
+/// logs of at most `max` files, and a last log takes the rest: the files beside them, and
+/// those HEAD no longer has.
+fn groups(mut listing: impl BufRead, max: u32) -> Result<Vec<Vec<OsString>>> {
+    let mut dirs = vec![Dir {
+        path: Vec::new(),
+        files: 0,
+        parent: 0,
+    }];
+    // The directories holding the last name, DIR first.
+    let mut chain = vec![0];
+    let mut name = Vec::new();
+    while read_field(&mut listing, &mut name)? {
+        let dir = &name[..name.iter().rposition(|&b| b == b'/').unwrap_or(0)];
+        while let Some(&last) = chain.last()
+            && !holds(&dirs[last].path, dir)
+        {
+            chain.pop();
+        }
+        // DIR holds every name; git lists the files of a directory one after another.
+        let mut last = chain.last().copied().unwrap_or(0);
+        while dirs[last].path.len() < dir.len() {
+            let start = match dirs[last].path.len() {
+                0 => 0,
+                len => len + 1,
+            };
+            let end = dir[start..]
+                .iter()
+                .position(|&b| b == b'/')
+                .map_or(dir.len(), |at| start + at);
+            dirs.push(Dir {
+                path: dir[..end].to_vec(),
+                files: 0,
+                parent: last,
+            });
+            last = dirs.len() - 1;
+            chain.push(last);
+        }
+        for &at in &chain {
+            dirs[at].files = dirs[at].files.saturating_add(1);
+        }
+    }
+    let mut children = vec![Vec::new(); dirs.len()];
+    for (at, dir) in dirs.iter().enumerate().skip(1) {
+        children[dir.parent].push(at);
+    }
+    // The largest directory first; DIR is the one unit to begin with.
+    let mut split = vec![false; dirs.len()];
+    let mut units = 1;
+    let mut largest = BinaryHeap::from([(dirs[0].files, 0)]);
+    while let Some((files, at)) = largest.pop() {
+        let subdirs = &children[at];
+        if files <= max || subdirs.is_empty() || units - 1 + subdirs.len() > MAX_UNITS {
+            continue;
+        }
+        split[at] = true;
+        units += subdirs.len() - 1;
+        largest.extend(subdirs.iter().map(|&sub| (dirs[sub].files, sub)));
+    }
+    if !split[0] {
+        return Ok(vec![vec![".".into()]]);
+    }
+    let spec = |magic: &str, path: &[u8]| {
+        let mut spec = magic.as_bytes().to_vec();
+        spec.extend_from_slice(path);
+        OsString::from_vec(spec)
+    };
+    let mut logs: Vec<Vec<OsString>> = Vec::new();
+    let mut rest = vec![OsString::from(".")];
+    let mut size = 0;
+    for (at, dir) in dirs.iter().enumerate().skip(1) {
+        if split[at] || !split[dir.parent] {
+            continue;
+        }
+        if logs.is_empty() || size + u64::from(dir.files) > u64::from(max) {
+            logs.push(Vec::new());
+            size = 0;
+        }
+        size += u64::from(dir.files);
+        logs.last_mut()
+            .context("a log was added above")?
+            .push(spec(":(literal)", &dir.path));
+        rest.push(spec(":(exclude,literal)", &dir.path));
+    }
+    logs.push(rest);
+    Ok(logs)
 }
 
 /// Where `parse` is in git's output.
@@ -210,10 +375,10 @@ enum Next {
     Name,
 }
 
-/// Reads git's output (see `LOG`) as it comes, keeping for each file under `prefix` (DIR's
-/// path in the work tree) the date of the first commit that names it, the newest.
-fn parse(mut out: impl BufRead, prefix: &[u8]) -> Result<Dates> {
-    let mut dates = Dates::default();
+/// Reads git's output (see `LOG`) as it comes, adding to `dates` each file under `prefix`
+/// (DIR's path in the work tree) that it does not hold yet, with the date of the first
+/// commit that names it, the newest.
+fn parse(mut out: impl BufRead, prefix: &[u8], dates: &mut Dates) -> Result<()> {
     let mut field = Vec::new();
     let mut next = Next::Commit;
     // The commit being read: its date, and that date's index once a file takes it.
@@ -267,7 +432,7 @@ fn parse(mut out: impl BufRead, prefix: &[u8]) -> Result<Dates> {
     if next == Next::Date {
         bail!("git's output ended before a commit's date");
     }
-    Ok(dates)
+    Ok(())
 }
 
 /// Reads the next field of git's output into `field`, without its NUL; false at the end.
@@ -379,6 +544,12 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>> {
 mod tests {
     use super::*;
 
+    fn parsed(out: &[u8], prefix: &[u8]) -> Result<Dates> {
+        let mut dates = Dates::default();
+        parse(out, prefix, &mut dates)?;
+        Ok(dates)
+    }
+
     #[test]
     fn each_file_takes_the_first_date_git_prints_for_it() {
         // As git prints `LOG`: the newest commit first.
@@ -386,7 +557,7 @@ mod tests {
             2024-03-05T08:30:00-05:00\0\ndocs/index.html\0docs/new.html\0\
             \x002024-02-01T00:00:00Z\0\
             \x002024-01-01T10:00:00+02:00\0\ndocs/index.html\0docs/old.html\0top.html\0";
-        let dates = parse(&out[..], b"docs/").unwrap();
+        let dates = parsed(&out[..], b"docs/").unwrap();
         assert_eq!(dates.get(b"index.html"), Some("2024-03-05T08:30:00-05:00"));
         assert_eq!(dates.get(b"new.html"), Some("2024-03-05T08:30:00-05:00"));
         assert_eq!(dates.get(b"old.html"), Some("2024-01-01T10:00:00+02:00"));
@@ -405,7 +576,7 @@ mod tests {
         // itself begin with a newline, a \x01, or hold bytes that are not UTF-8.
         let out = b"\x002024-05-01T00:00:00Z\0\n\nnl.html\0\x01x.html\0a\xffb.html\0\
             \x002024-04-01T00:00:00Z\0\n\x01first.html\0\nnl.html\0";
-        let dates = parse(&out[..], b"").unwrap();
+        let dates = parsed(&out[..], b"").unwrap();
         for name in [&b"\nnl.html"[..], b"\x01x.html", b"a\xffb.html"] {
             assert_eq!(dates.get(name), Some("2024-05-01T00:00:00Z"), "{name:?}");
         }
@@ -419,7 +590,7 @@ mod tests {
         let out = b"\x002024-05-01T10:00:00+15:00\0\na.html\0\
             \0not a date\0\nb.html\0\
             \x002024-05-01T10:00:00+15:00\0\nc.html\0";
-        let dates = parse(&out[..], b"").unwrap();
+        let dates = parsed(&out[..], b"").unwrap();
         assert_eq!(dates.get(b"a.html"), Some("2024-04-30T19:00:00+00:00"));
         assert_eq!(dates.get(b"b.html"), None);
         assert!(dates.find(b"b.html", hash(b"b.html")).is_some());
@@ -429,14 +600,14 @@ mod tests {
     #[test]
     fn a_header_ended_by_a_newline_holds_the_first_name() {
         let out = b"\x002024-05-01T00:00:00Z\na.html\0b.html\0";
-        let dates = parse(&out[..], b"").unwrap();
+        let dates = parsed(&out[..], b"").unwrap();
         assert_eq!(dates.get(b"a.html"), Some("2024-05-01T00:00:00Z"));
         assert_eq!(dates.get(b"b.html"), Some("2024-05-01T00:00:00Z"));
     }
 
     #[test]
     fn output_that_is_not_what_was_asked_for_is_an_error() {
-        let error = |out: &[u8]| match parse(out, b"") {
+        let error = |out: &[u8]| match parsed(out, b"") {
             Ok(_) => panic!("{out:?} was read"),
             Err(e) => e.to_string(),
         };
@@ -455,7 +626,7 @@ mod tests {
         long.push(0);
         assert_eq!(error(&long), "git printed a field longer than 1 MiB");
         // No commit under DIR: no dates, no error.
-        assert_eq!(parse(&b""[..], b"").unwrap().files.len(), 0);
+        assert_eq!(parsed(&b""[..], b"").unwrap().files.len(), 0);
     }
 
     #[test]
@@ -472,13 +643,129 @@ mod tests {
     }
 
     #[test]
-    fn a_child_dropped_before_it_is_waited_for_is_killed_and_reaped() {
-        let child = Command::new("sleep").arg("60").spawn().unwrap();
-        let proc = format!("/proc/{}", child.id());
-        drop(Reaped {
-            child,
-            waited: false,
+    fn a_log_dropped_before_it_is_finished_kills_and_reaps_its_git() {
+        let running = Arc::new(Mutex::new(Running::default()));
+        let shared = Arc::clone(&running);
+        let reader = thread::spawn(move || {
+            let mut sleep = Command::new("sleep");
+            sleep.arg("60");
+            run(sleep, &shared, "sleep", |mut out| {
+                out.read_to_end(&mut Vec::new())?;
+                Ok(Dates::default())
+            })
+        });
+        let pid = loop {
+            if let Some(child) = &lock(&running).child {
+                break child.id();
+            }
+            thread::sleep(std::time::Duration::from_millis(5));
+        };
+        let proc = format!("/proc/{pid}");
+        assert!(Path::new(&proc).exists());
+        drop(Log {
+            reader: Some(reader),
+            running: Arc::clone(&running),
         });
         assert!(!Path::new(&proc).exists(), "{proc} is still there");
+        // Nothing is started once it is dropped.
+        let mut sleep = Command::new("sleep");
+        sleep.arg("60");
+        let started = run(sleep, &running, "sleep", |_| Ok(()));
+        assert!(started.is_err());
+        assert!(lock(&running).child.is_none());
+    }
+
+    fn specs(logs: &[Vec<OsString>]) -> Vec<Vec<String>> {
+        logs.iter()
+            .map(|log| {
+                log.iter()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// A listing as `LIST` prints it.
+    fn listing(names: &[&str]) -> Vec<u8> {
+        names
+            .iter()
+            .flat_map(|n| [n.as_bytes(), b"\0"].concat())
+            .collect()
+    }
+
+    #[test]
+    fn a_tree_of_few_files_is_read_by_one_log() {
+        let names = listing(&["index.html", "a/b.html", "a/c/d.html"]);
+        assert_eq!(specs(&groups(&names[..], 3).unwrap()), [["."]]);
+        assert_eq!(specs(&groups(&b""[..], 0).unwrap()), [["."]]);
+    }
+
+    #[test]
+    fn a_large_tree_is_read_by_directories_and_the_rest() {
+        // In git's order: a directory's files and subdirectories one after another, a name
+        // sorting before a directory of the same stem.
+        let names = listing(&[
+            "a.html",
+            "a/1.html",
+            "a/b/1.html",
+            "a/b/2.html",
+            "a/b/3.html",
+            "a/bc.html",
+            "a/c/1.html",
+            "a/c/d/1.html",
+            "a/z.html",
+            "ab/1.html",
+            "ab/2.html",
+            "s[1]/1.html",
+        ]);
+        // `a` has 8 files, more than 3: split into `a/b` (3) and `a/c` (2); `ab` (2) and
+        // `s[1]` (1) fit. Packed in order, at most 3 files a log.
+        let logs = groups(&names[..], 3).unwrap();
+        assert_eq!(
+            specs(&logs),
+            [
+                vec![":(literal)a/b"],
+                vec![":(literal)a/c"],
+                vec![":(literal)ab", ":(literal)s[1]"],
+                vec![
+                    ".",
+                    ":(exclude,literal)a/b",
+                    ":(exclude,literal)a/c",
+                    ":(exclude,literal)ab",
+                    ":(exclude,literal)s[1]",
+                ],
+            ]
+        );
+        // A directory of files alone cannot be split.
+        let names = listing(&["a/1.html", "a/2.html", "a/3.html", "b.html"]);
+        assert_eq!(
+            specs(&groups(&names[..], 2).unwrap()),
+            [vec![":(literal)a"], vec![".", ":(exclude,literal)a"]]
+        );
+        let names = listing(&["1.html", "2.html", "3.html"]);
+        assert_eq!(specs(&groups(&names[..], 2).unwrap()), [["."]]);
+    }
+
+    #[test]
+    fn a_directory_of_more_subdirectories_than_can_be_given_is_not_split() {
+        let many: Vec<String> = (0..=MAX_UNITS).map(|k| format!("big/{k}/x.html")).collect();
+        let mut names: Vec<&str> = many.iter().map(String::as_str).collect();
+        names.extend(["small/a/1.html", "small/a/2.html", "small/b/1.html"]);
+        // DIR splits into `big` and `small`; `big`, the larger, would make too many.
+        let logs = groups(&listing(&names)[..], 2).unwrap();
+        assert_eq!(
+            specs(&logs),
+            [
+                vec![":(literal)big"],
+                vec![":(literal)small/a"],
+                vec![":(literal)small/b"],
+                vec![
+                    ".",
+                    ":(exclude,literal)big",
+                    ":(exclude,literal)small/a",
+                    ":(exclude,literal)small/b",
+                ],
+            ]
+        );
     }
 }
