@@ -365,7 +365,7 @@ row "--state, unchanged" mode "sitemapgen --state S, S from an earlier run, no p
     "$SG -o $(q "$OUT/state-unchanged.xml") --state $(q "$STATE2") $D" "$OUT/state-unchanged.xml"
 GIT_NOTE=
 if command -v git >/dev/null && [[ $(git -C "$DIR" rev-parse --is-inside-work-tree 2>/dev/null) == true ]]; then
-    row "--lastmod git" mode "sitemapgen --lastmod git: default + one git log over the history" "cat, serial" ":" \
+    row "--lastmod git" mode "sitemapgen --lastmod git: default + git ls-tree and git log over the history" "cat, serial" ":" \
         "$SG -o $(q "$OUT/git.xml") --lastmod git $D" "$OUT/git.xml"
 elif ! command -v git >/dev/null; then
     GIT_NOTE="--lastmod git: skipped, git is not on PATH"
@@ -452,15 +452,13 @@ for i in "${!NAMES[@]}"; do
     fi
 done
 # time -v (and -f %M) report the largest single process of the command, not the sum over
-# its processes: for --lastmod git that is the larger of sitemapgen and its git log, so the
-# git log it runs is also measured by itself.
+# its processes: for --lastmod git, sitemapgen and the git processes it runs are also
+# measured together.
 GIT_RSS=
 for i in "${KEEP[@]}"; do
     if [[ ${NAMES[i]} == "--lastmod git" ]]; then
-        /usr/bin/time -v -o "$WORK/time.txt" git -C "$DIR" -c diff.relative=false \
-            -c log.showRoot=true log --no-show-signature --format=%x00%cI --name-only \
-            --no-renames -z -- . >/dev/null
-        GIT_RSS=$(max_rss "$WORK/time.txt")
+        GIT_RSS=$(sh -c "exec python3 $(q "$ROOT/benches/tree_rss.py") ${CMDS[i]}") ||
+            die "${NAMES[i]} failed under benches/tree_rss.py"
     fi
 done
 "$BIN" -b "$BASE" -o "$OUT/default.xml" "$DIR" >/dev/null 2>"$WORK/summary.txt" || true
@@ -595,7 +593,8 @@ for name, kind, summary, baseline, rss, urls in rows:
     vs_p = f"{med(name) / med(p):.2f}x {p}" if p else "—"
     rss_s = mib(rss)
     if name == "--lastmod git" and git_rss:
-        rss_s += f" (+ git {mib(git_rss)})"
+        peak, bound = git_rss.split()
+        rss_s += f"; with its git: {mib(peak)} (at most {mib(bound)})"
     urls_s = f"{int(urls):,}" if urls.isdigit() else urls
     label = f"**{name}**" if kind == "mode" else (f"peer: {name}" if kind == "peer" else f"floor: {name}")
     summary = summary.replace("|", "\\|")
@@ -622,8 +621,10 @@ How to read it:
   threads); CPU above the median wall time means more than one core was busy.
 - peak RSS is GNU time's maximum resident set size of one separate run: the largest single
   process of the command (for a pipeline, its largest member; for --lastmod git, the larger
-  of sitemapgen and the git log it starts, which is also measured by itself and shown as
-  "+ git"), not a sum.
+  of sitemapgen and the git processes it runs one after another), not a sum. For --lastmod
+  git, "with its git" is sitemapgen and its git processes together in another run
+  (benches/tree_rss.py): the largest sum of their resident memory, sampled every 2 ms, and
+  "at most" sitemapgen's own peak plus its largest git's, which no sum can pass.
 - URLs counts the <loc> elements each tool wrote (a sitemapgen index is followed to its
   shards). sitemapgen leaves out noindex pages, redirect stubs and pages whose canonical URL
   is another page; --no-html and the peers leave out fewer (sitemap.js none). Past 50,000
