@@ -624,7 +624,8 @@ How to read it:
   of sitemapgen and the git processes it runs one after another), not a sum. For --lastmod
   git, "with its git" is sitemapgen and its git processes together in another run
   (benches/tree_rss.py): the largest sum of their resident memory, sampled every 2 ms, and
-  "at most" sitemapgen's own peak plus its largest git's, which no sum can pass.
+  "at most" sitemapgen's own peak plus its largest git's (each as its last sample read
+  it), which the sum cannot pass while one git runs at a time, as sitemapgen runs them.
 - URLs counts the <loc> elements each tool wrote (a sitemapgen index is followed to its
   shards). sitemapgen leaves out noindex pages, redirect stubs and pages whose canonical URL
   is another page; --no-html and the peers leave out fewer (sitemap.js none). Past 50,000
