@@ -465,8 +465,9 @@ fn git_dates_of_a_tree_too_large_for_one_log_are_each_files_last_commit() {
     git(repo, &["commit", "-qam", "three"], "2024-03-01T00:00:00Z");
 
     // The user's settings for pathspecs do not reach git: under these two, which git
-    // refuses together, it would fail; under the first alone it would take `:(literal)d0`
-    // for a file's name, and the split would be lost.
+    // refuses together, it would fail; under the first alone it would take
+    // `:(literal)d0/s0` for a file's name, and the split would be lost (not the dates: the
+    // last log would read everything).
     site.command(&["--lastmod", "git"])
         .env("GIT_LITERAL_PATHSPECS", "1")
         .env("GIT_ICASE_PATHSPECS", "1")
