@@ -9,6 +9,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{OsStr, OsString};
 use std::io;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -16,7 +18,7 @@ use std::thread;
 
 use anyhow::{Result, anyhow};
 use globset::Candidate;
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, Stat};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, Stat};
 
 use super::find::{DIR_SYMLINK, sort_key};
 use super::rules::Skip;
@@ -35,6 +37,10 @@ const AHEAD: usize = 4 * 1024;
 /// Entries of a directory read by one thread at most: a larger directory's names are split
 /// into parts of this many. A part of pages takes a thread a few milliseconds.
 const PART: usize = 1024;
+
+/// Bytes of directory entries read at once: a few hundred entries, so that most directories
+/// take one read (and one more that finds the end).
+const ENTRIES_BUF: usize = 32 * 1024;
 
 /// Walks DIR on `threads` threads, calling `on_walked` for every page (prepared by
 /// `prepare`) and event, in order; stops at the first error `on_walked` returns.
@@ -234,6 +240,7 @@ impl<T> Drop for Alarm<'_, T> {
 fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
     let _alarm = Alarm(shared);
     let mut scratch = P::Scratch::default();
+    let mut entries_buf = vec![MaybeUninit::uninit(); ENTRIES_BUF];
     loop {
         let (place, job) = {
             let mut state = shared.lock();
@@ -258,7 +265,7 @@ fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
             }
         };
         let mut jobs = Vec::new();
-        let items = reader.read(job, &mut jobs, &mut scratch);
+        let items = reader.read(job, &mut jobs, &mut scratch, &mut entries_buf);
         let mut state = shared.lock();
         let more = !jobs.is_empty();
         for (index, job) in jobs.into_iter().enumerate() {
@@ -292,7 +299,7 @@ struct Open {
     /// Relative to DIR.
     rel: PathBuf,
     path: PathBuf,
-    dir: Dir,
+    dir: OwnedFd,
     /// Under -L, this directory and those it lies in.
     ancestors: Option<Arc<Ancestor>>,
 }
@@ -305,6 +312,7 @@ impl<P: Prepare> Reader<'_, P> {
         job: Job,
         jobs: &mut Vec<Job>,
         scratch: &mut P::Scratch,
+        entries_buf: &mut [MaybeUninit<u8>],
     ) -> Vec<Item<P::Prepared>> {
         let mut items = Vec::new();
         let (open, names) = match job {
@@ -314,11 +322,11 @@ impl<P: Prepare> Reader<'_, P> {
                     true => self.settings.root.clone(),
                     false => self.settings.root.join(&rel),
                 };
-                let mut open = match self.open(rel, ancestors, path) {
+                let open = match self.open(rel, ancestors, path) {
                     Ok(open) => open,
                     Err((path, err)) => return vec![event(unreadable(&path, err))],
                 };
-                let names = match names(&mut open.dir) {
+                let names = match names(&open.dir, entries_buf) {
                     Ok(names) => names,
                     Err(err) => return vec![event(unreadable(&open.path, err.into()))],
                 };
@@ -347,13 +355,13 @@ impl<P: Prepare> Reader<'_, P> {
         path: PathBuf,
     ) -> Result<Open, (PathBuf, io::Error)> {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let dir = match rustix::fs::open(&path, flags, Mode::empty()).and_then(Dir::new) {
+        let dir = match rustix::fs::open(&path, flags, Mode::empty()) {
             Ok(dir) => dir,
             Err(err) => return Err((path, err.into())),
         };
         let ancestors = match self.follow {
             false => None,
-            true => match dir.stat() {
+            true => match rustix::fs::fstat(&dir) {
                 Ok(stat) => Some(Arc::new(Ancestor {
                     id: (stat.st_dev, stat.st_ino),
                     path: path.clone(),
@@ -519,16 +527,11 @@ impl<P: Prepare> Reader<'_, P> {
         }) else {
             return;
         };
-        match entry.open.dir.fd() {
-            Ok(dir) => {
-                let file = PageFile {
-                    dir,
-                    name: entry.name,
-                };
-                items.push(Item::Page(self.prepare.prepare(scratch, page, file)));
-            }
-            Err(err) => items.push(event(unreadable(&page.path, err.into()))),
-        }
+        let file = PageFile {
+            dir: entry.open.dir.as_fd(),
+            name: entry.name,
+        };
+        items.push(Item::Page(self.prepare.prepare(scratch, page, file)));
     }
 }
 
@@ -552,16 +555,24 @@ impl Entry<'_> {
 
     /// Its stat, through the directory's descriptor.
     fn stat(&self, flags: AtFlags) -> io::Result<Stat> {
-        let dir = self.open.dir.fd()?;
-        Ok(rustix::fs::statat(dir, self.name, flags)?)
+        Ok(rustix::fs::statat(&self.open.dir, self.name, flags)?)
     }
 }
 
 /// The names in a directory with their types as it gives them, in the walk's order.
-fn names(dir: &mut Dir) -> rustix::io::Result<Vec<(OsString, FileType)>> {
+fn names(
+    dir: &OwnedFd,
+    buf: &mut [MaybeUninit<u8>],
+) -> rustix::io::Result<Vec<(OsString, FileType)>> {
     let mut names = Vec::new();
-    while let Some(entry) = dir.read() {
-        let entry = entry?;
+    let mut dir = RawDir::new(dir, buf);
+    while let Some(entry) = dir.next() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            // Removed while it was read: it ends here (as readdir would say).
+            Err(rustix::io::Errno::NOENT) => break,
+            Err(err) => return Err(err),
+        };
         let name = entry.file_name().to_bytes();
         if name != b"." && name != b".." {
             names.push((OsString::from_vec(name.to_vec()), entry.file_type()));
