@@ -101,12 +101,93 @@ pub struct Rules {
 #[derive(Debug, Clone)]
 pub struct Excludes {
     /// Matches files, and directories whose whole subtree is left out.
-    exclude: GlobSet,
+    exclude: Ordered,
     /// Patterns written with a final `/`: directories only.
-    exclude_dirs: GlobSet,
+    exclude_dirs: Ordered,
     /// The exclude glob behind each pattern of `exclude` and `exclude_dirs`, by index.
     exclude_globs: Vec<ExcludeGlob>,
     exclude_dir_globs: Vec<ExcludeGlob>,
+}
+
+/// Globs of which the first that matches counts. A glob without `/` is matched against
+/// the name alone: it means `**/NAME`, and a regex run over a name that fails at its first
+/// byte costs far less than one run over the whole path (a default exclude such as
+/// `yandex_*.html` is tried on every page).
+#[derive(Debug, Clone)]
+struct Ordered {
+    names: GlobSet,
+    paths: GlobSet,
+    /// The index of each pattern of `names` and `paths` among all.
+    name_index: Vec<usize>,
+    path_index: Vec<usize>,
+}
+
+struct OrderedBuilder {
+    names: GlobSetBuilder,
+    paths: GlobSetBuilder,
+    name_index: Vec<usize>,
+    path_index: Vec<usize>,
+}
+
+impl OrderedBuilder {
+    fn new() -> Self {
+        OrderedBuilder {
+            names: GlobSetBuilder::new(),
+            paths: GlobSetBuilder::new(),
+            name_index: Vec::new(),
+            path_index: Vec::new(),
+        }
+    }
+
+    /// Adds pattern `text` (anchored at DIR if it has a `/` or `anchored`) as the next.
+    fn add(&mut self, text: &str, anchored: bool, flag: &str) -> Result<()> {
+        let index = self.name_index.len() + self.path_index.len();
+        if anchored || is_anchored(text) {
+            self.paths.add(compile_anchored(text, true, flag)?);
+            self.path_index.push(index);
+        } else {
+            check_nonempty(text, text, flag)?;
+            self.names
+                .add(build(text).with_context(|| invalid(text, flag))?);
+            self.name_index.push(index);
+        }
+        Ok(())
+    }
+
+    fn build(self) -> Result<Ordered> {
+        Ok(Ordered {
+            names: self.names.build()?,
+            paths: self.paths.build()?,
+            name_index: self.name_index,
+            path_index: self.path_index,
+        })
+    }
+}
+
+impl Ordered {
+    fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.paths.is_empty()
+    }
+
+    /// The index of the first pattern that matches `rel` (whose candidate is `candidate`).
+    fn first(&self, rel: &Path, candidate: &Candidate) -> Option<usize> {
+        let by_name = match self.names.is_empty() {
+            true => None,
+            false => {
+                let name = Candidate::new(OsStr::from_bytes(split_name(rel).1));
+                first_match(&self.names, &self.name_index, &name)
+            }
+        };
+        let by_path = first_match(&self.paths, &self.path_index, candidate);
+        by_name.into_iter().chain(by_path).min()
+    }
+}
+
+fn first_match(set: &GlobSet, index: &[usize], candidate: &Candidate) -> Option<usize> {
+    if set.is_empty() || !set.is_match_candidate(candidate) {
+        return None;
+    }
+    Some(index[*set.matches_candidate(candidate).first()?])
 }
 
 /// `GLOB=VALUE` rules (`--changefreq`, `--priority`): the last matching rule wins.
@@ -137,7 +218,7 @@ impl Rules {
             .filter(|_| spec.default_excludes)
             .map(|text| (text.to_string(), true));
         let users = spec.excludes.iter().map(|text| (text.clone(), false));
-        let (mut exclude, mut exclude_dirs) = (GlobSetBuilder::new(), GlobSetBuilder::new());
+        let (mut exclude, mut exclude_dirs) = (OrderedBuilder::new(), OrderedBuilder::new());
         let (mut exclude_globs, mut exclude_dir_globs) = (Vec::new(), Vec::new());
         for (text, default) in defaults.chain(users) {
             let glob = ExcludeGlob {
@@ -145,15 +226,15 @@ impl Rules {
                 default,
             };
             if let Some(dir) = text.strip_suffix('/') {
-                exclude_dirs.add(compile(dir, "--exclude")?);
+                exclude_dirs.add(dir, false, "--exclude")?;
                 exclude_dir_globs.push(glob);
                 continue;
             }
-            exclude.add(compile(&text, "--exclude")?);
+            exclude.add(&text, false, "--exclude")?;
             exclude_globs.push(glob.clone());
             if let Some(dir) = text.strip_suffix("/**") {
                 // `drafts/**` also names `drafts` itself, so the walk need not enter it.
-                exclude.add(compile_anchored(dir, true, "--exclude")?);
+                exclude.add(dir, true, "--exclude")?;
                 exclude_globs.push(glob);
             }
         }
@@ -182,7 +263,7 @@ impl Rules {
         if !self.hidden && is_hidden(rel) {
             return Some(Skip::Hidden);
         }
-        self.excludes.dir(&Candidate::new(rel))
+        self.excludes.dir(rel)
     }
 
     /// Whether file `rel` is left out. Its directories are checked by `skip_dir`.
@@ -198,7 +279,7 @@ impl Rules {
         if !self.include.is_match_candidate(candidate) {
             return Some(Skip::NotIncluded);
         }
-        self.excludes.file(candidate)
+        self.excludes.file(rel, candidate)
     }
 
     /// Whether the rules make file `rel` a page, leaving aside that it may be an output of
@@ -208,7 +289,7 @@ impl Rules {
         let (_, name) = split_name(rel);
         (self.hidden || !name.starts_with(b"."))
             && self.include.is_match_candidate(&candidate)
-            && self.excludes.file(&candidate).is_none()
+            && self.excludes.file(rel, &candidate).is_none()
     }
 
     /// The output, or a shard of it: an earlier run's files are not pages either.
@@ -220,15 +301,17 @@ impl Rules {
 }
 
 impl Excludes {
-    fn dir(&self, candidate: &Candidate) -> Option<Skip<'_>> {
-        if let Some(i) = self.exclude_dirs.matches_candidate(candidate).first() {
-            return Some(Skip::Excluded(&self.exclude_dir_globs[*i]));
+    fn dir(&self, rel: &Path) -> Option<Skip<'_>> {
+        let candidate = Candidate::new(rel);
+        if let Some(i) = self.exclude_dirs.first(rel, &candidate) {
+            return Some(Skip::Excluded(&self.exclude_dir_globs[i]));
         }
-        first_exclude(&self.exclude, &self.exclude_globs, candidate)
+        self.file(rel, &candidate)
     }
 
-    fn file(&self, candidate: &Candidate) -> Option<Skip<'_>> {
-        first_exclude(&self.exclude, &self.exclude_globs, candidate)
+    fn file(&self, rel: &Path, candidate: &Candidate) -> Option<Skip<'_>> {
+        let i = self.exclude.first(rel, candidate)?;
+        Some(Skip::Excluded(&self.exclude_globs[i]))
     }
 
     /// Whether the file at `rel` (relative to DIR) is left out by an exclude glob: itself,
@@ -241,22 +324,9 @@ impl Excludes {
             .ancestors()
             .skip(1)
             .filter(|dir| !dir.as_os_str().is_empty());
-        dirs.into_iter()
-            .any(|dir| self.dir(&Candidate::new(dir)).is_some())
-            || self.file(&Candidate::new(rel)).is_some()
+        dirs.into_iter().any(|dir| self.dir(dir).is_some())
+            || self.file(rel, &Candidate::new(rel)).is_some()
     }
-}
-
-fn first_exclude<'a>(
-    set: &GlobSet,
-    globs: &'a [ExcludeGlob],
-    candidate: &Candidate,
-) -> Option<Skip<'a>> {
-    if set.is_empty() {
-        return None;
-    }
-    let i = *set.matches_candidate(candidate).first()?;
-    Some(Skip::Excluded(&globs[i]))
 }
 
 fn is_hidden(rel: &Path) -> bool {
@@ -275,7 +345,12 @@ pub fn split_name(rel: &Path) -> (&[u8], &[u8]) {
 
 /// Compiles a glob with .gitignore anchoring: one without `/` matches at any depth.
 fn compile(text: &str, flag: &str) -> Result<Glob> {
-    compile_anchored(text, text.trim_end_matches('/').contains('/'), flag)
+    compile_anchored(text, is_anchored(text), flag)
+}
+
+/// Whether glob `text` is anchored at DIR: it has a `/` (a final one aside).
+fn is_anchored(text: &str) -> bool {
+    text.trim_end_matches('/').contains('/')
 }
 
 fn compile_anchored(text: &str, anchored: bool, flag: &str) -> Result<Glob> {
@@ -284,14 +359,26 @@ fn compile_anchored(text: &str, anchored: bool, flag: &str) -> Result<Glob> {
         None if anchored => text.to_string(),
         None => format!("**/{text}"),
     };
+    check_nonempty(text, &pattern, flag)?;
+    build(&pattern).with_context(|| invalid(text, flag))
+}
+
+fn invalid(text: &str, flag: &str) -> String {
+    format!("{flag} {text:?} is not a valid glob")
+}
+
+fn check_nonempty(text: &str, pattern: &str, flag: &str) -> Result<()> {
     if text.is_empty() || pattern.is_empty() {
         bail!("{flag} needs a non-empty glob");
     }
-    GlobBuilder::new(&pattern)
+    Ok(())
+}
+
+fn build(pattern: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .with_context(|| format!("{flag} {text:?} is not a valid glob"))
 }
 
 /// A `GLOB=VALUE` rule of `--changefreq` or `--priority`, its value checked.
@@ -510,6 +597,28 @@ mod tests {
         assert_eq!(file_skip(&r, "x/top.html"), None);
         assert!(file_skip(&r, "a/b.html").is_some());
         assert_eq!(file_skip(&r, "x/a/b.html"), None);
+    }
+
+    #[test]
+    fn the_first_matching_glob_is_named_whether_it_matches_the_name_or_the_path() {
+        let r = rules(&["docs/*.html", "a.html", "b*.html", "/b.html"]);
+        let first = |rel| file_skip(&r, rel).unwrap();
+        assert_eq!(first("docs/a.html"), "--exclude docs/*.html");
+        assert_eq!(first("x/a.html"), "--exclude a.html");
+        assert_eq!(first("b.html"), "--exclude b*.html");
+        let r = rules(&["b.html", "docs/**", "*.html"]);
+        let first = |rel| file_skip(&r, rel).unwrap();
+        assert_eq!(first("docs/b.html"), "--exclude b.html");
+        assert_eq!(first("docs/c.html"), "--exclude docs/**");
+        // The default globs come before --exclude's.
+        assert_eq!(
+            first("404.html"),
+            "default exclude 404.html (use --no-default-excludes)"
+        );
+        let dir = |rel| r.skip_dir(Path::new(rel)).map(|s| s.to_string());
+        assert_eq!(dir("docs").as_deref(), Some("--exclude docs/**"));
+        assert_eq!(dir("x/b.html").as_deref(), Some("--exclude b.html"));
+        assert_eq!(dir("x/docs"), None);
     }
 
     #[test]
