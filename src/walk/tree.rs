@@ -34,6 +34,12 @@ use crate::report::Warning;
 /// when the caller is the slower (--no-html), and are enough for the threads to read on.
 const AHEAD: usize = 4 * 1024;
 
+/// Entries ready past which the caller, waiting for the job it wants next, is woken once
+/// that job is done: woken at each job (a directory of a few dozen pages), it would cost
+/// two context switches a directory; woken with a thousand entries to hand on, it works
+/// through them while the threads read on.
+const WAKE: usize = AHEAD / 4;
+
 /// Entries of a directory read by one thread at most: a larger directory's names are split
 /// into parts of this many. A part of pages takes a thread a few milliseconds.
 const PART: usize = 1024;
@@ -145,6 +151,8 @@ struct State<T> {
     held: usize,
     /// The job the caller waits for.
     wanted: Option<Place>,
+    /// The caller sleeps, to be woken once `wanted` is done (and `wake_caller` says so).
+    caller_asleep: bool,
     /// Threads waiting for a job they may take.
     idle: usize,
     /// The caller is done (or a thread panicked).
@@ -159,6 +167,7 @@ impl<T> Default for State<T> {
             ready: HashMap::new(),
             held: 0,
             wanted: None,
+            caller_asleep: false,
             idle: 0,
             stop: false,
             panicked: false,
@@ -202,11 +211,26 @@ impl<T> Shared<T> {
                     self.work.notify_all();
                 }
             }
+            state.caller_asleep = true;
             state = self
                 .results
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
+            state.caller_asleep = false;
         }
+    }
+}
+
+impl<T> State<T> {
+    /// Whether the sleeping caller is to be woken: the job it wants is done, and either
+    /// enough entries are ready or no job is left to take (the threads may run dry).
+    fn wake_caller(&self) -> bool {
+        self.caller_asleep
+            && (self.held >= WAKE || self.pending.is_empty())
+            && self
+                .wanted
+                .as_ref()
+                .is_some_and(|wanted| self.ready.contains_key(wanted))
     }
 }
 
@@ -274,11 +298,13 @@ fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
             state.pending.insert(child, job);
         }
         state.held += items.len();
-        let wanted = state.wanted.as_ref() == Some(&place);
         state.ready.insert(place, items);
+        let wake_caller = state.wake_caller();
+        // Woken once: it may take a while to get the lock.
+        state.caller_asleep &= !wake_caller;
         let wake = more && state.idle > 0 && state.held < AHEAD;
         drop(state);
-        if wanted {
+        if wake_caller {
             shared.results.notify_one();
         }
         if wake {
@@ -606,4 +632,42 @@ fn unreadable(path: &Path, err: io::Error) -> Event {
     }
     let context = format!("cannot read {}", path.display());
     Event::Failed(anyhow!(err).context(context))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_caller_is_woken_once_its_job_is_done_and_enough_is_ready_or_nothing_left() {
+        let mut state = State::<()> {
+            wanted: Some(vec![0, 1]),
+            caller_asleep: true,
+            ..State::default()
+        };
+        state.pending.insert(
+            vec![0, 2],
+            Job::Dir {
+                rel: PathBuf::from("b"),
+                ancestors: None,
+            },
+        );
+        // Not done yet.
+        state.ready.insert(vec![0, 0], vec![Item::Job(0)]);
+        state.held = WAKE;
+        assert!(!state.wake_caller());
+        // Done, with little ready and jobs left: the threads read on.
+        state.ready.insert(vec![0, 1], vec![Item::Job(0)]);
+        state.held = WAKE - 1;
+        assert!(!state.wake_caller());
+        state.held = WAKE;
+        assert!(state.wake_caller());
+        // Little ready, but no job left to take.
+        state.held = 1;
+        state.pending.clear();
+        assert!(state.wake_caller());
+        // Awake already.
+        state.caller_asleep = false;
+        assert!(!state.wake_caller());
+    }
 }
