@@ -18,6 +18,7 @@ use crate::atomic::{Beside, Written};
 use crate::entry::{Alternate, Entry};
 use crate::html;
 use crate::report::{self, Reason, Report, Warning};
+use crate::scan::digest::DigestRules;
 use crate::scan::head::Head;
 use crate::scan::images::{ImageRules, ImageWant, MAX_IMAGES};
 use crate::scan::{Scanned, Scanner, Want};
@@ -93,7 +94,7 @@ impl<'s> walk::Prepare for Planner<'s> {
 
     fn prepare(&self, scanner: &mut Scanner, page: Page, file: PageFile) -> Prepared<'s> {
         let size = page.stamp.size;
-        let (planned, want) = self.plan(page);
+        let (planned, want, deferred) = self.plan(page);
         let mut scanned = match want {
             Some(want) => scanner.scan(|| file.open(), size, want),
             None => Ok(Scanned::default()),
@@ -103,6 +104,21 @@ impl<'s> walk::Prepare for Planner<'s> {
             .ok()
             .and_then(|scanned| scanned.head.take());
         let judged = head.map(|head| self.judge(&planned.loc, head)).transpose();
+        if let (Some(rules), Ok(Some(judged)), Ok(read)) = (deferred, &judged, &mut scanned)
+            && matches!(judged.verdict, Verdict::Keep { .. })
+        {
+            let want = Want {
+                html: true,
+                head: false,
+                digest: Some(rules),
+                dates: false,
+                images: None,
+            };
+            match scanner.scan(|| file.open(), size, want) {
+                Ok(whole) => read.digest = whole.digest,
+                Err(err) => scanned = Err(err),
+            }
+        }
         Prepared {
             planned,
             scanned,
@@ -123,8 +139,9 @@ impl<'s> Planner<'s> {
         })
     }
 
-    /// What is known of `page` before it is read, and what to read of it.
-    fn plan(&self, page: Page) -> (Planned<'s>, Option<Want<'s>>) {
+    /// What is known of `page` before it is read, what to read of it, and the rules of a
+    /// digest to make only once its head says it is listed (read again, whole).
+    fn plan(&self, page: Page) -> (Planned<'s>, Option<Want<'s>>, Option<&'s DigestRules>) {
         let settings = self.settings;
         let computed = settings.mapping.page_path(&page.rel);
         let loc = settings.base.join(&computed.path);
@@ -134,12 +151,21 @@ impl<'s> Planner<'s> {
         let candidate = rules.then(|| Candidate::new(&page.rel));
         let value = |rules: &'s ValueRules| candidate.as_ref().and_then(|c| rules.value(c));
         let html = html::is_page(&page.rel);
-        // A page --state must digest is read once, whole, for its head as well.
+        let head = settings.read_html && html;
+        let dates = settings.lastmod.mode.reads_pages();
+        // A page --state must digest is read once, whole, for its head as well; unless the
+        // state does not know it and only its head is read otherwise.
+        let (digest, deferred) = match self.digests.rules(&page, &computed.path) {
+            Some((rules, true)) if head && !dates && settings.images.is_none() => {
+                (None, Some(rules))
+            }
+            rules => (rules.map(|(rules, _)| rules), None),
+        };
         let want = Want {
             html,
-            head: settings.read_html && html,
-            digest: self.digests.rules(&page, &computed.path),
-            dates: settings.lastmod.mode.reads_pages(),
+            head,
+            digest,
+            dates,
             images: settings
                 .images
                 .as_ref()
@@ -151,6 +177,7 @@ impl<'s> Planner<'s> {
         };
         // A page whose URL is too long is left out unread.
         let want = (loc.len() < MAX_LOC_LEN).then_some(want);
+        let deferred = deferred.filter(|_| want.is_some());
         let planned = Planned {
             changefreq: value(&settings.changefreq),
             priority: value(&settings.priority),
@@ -159,7 +186,7 @@ impl<'s> Planner<'s> {
             computed,
             loc,
         };
-        (planned, want)
+        (planned, want, deferred)
     }
 }
 

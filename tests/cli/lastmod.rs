@@ -727,3 +727,56 @@ fn two_listed_pages_with_one_state_key_leave_a_state_the_next_run_reads() {
     site.run(&["--state", &state]).success();
     assert_eq!(validate::sitemap(&site.sitemap_path(), BASE).len(), 2);
 }
+
+#[test]
+fn a_page_new_to_the_state_has_the_digest_a_first_run_gives_it() {
+    // Pages the state does not know (a new one, a redirect, a noindex page) are read for
+    // their head, and the listed one for its digest too: its record holds the digest a
+    // first run gives it, and the other two stay out of the state.
+    let site = Site::empty();
+    site.write(
+        "a.html",
+        "<head><title>A</title></head><main>old page</main>",
+    );
+    let state = state_path(&site);
+    site.run(&["--state", &state, "--lastmod", "2024-01-01"])
+        .success();
+    site.write(
+        "b.html",
+        "<head><title>B</title></head><main>new page</main>",
+    );
+    site.write(
+        "r.html",
+        "<head><meta http-equiv=refresh content='0; url=b.html'></head>",
+    );
+    site.write("n.html", "<head><meta name=robots content=noindex></head>x");
+    site.run(&["--state", &state, "--lastmod", "2024-02-01"])
+        .success()
+        .stderr_has(&["1 added"]);
+    let fresh = site.outside().join("fresh.state");
+    let fresh_arg = fresh.display().to_string();
+    let out = site.outside().join("fresh.xml").display().to_string();
+    site.run(&["--state", &fresh_arg, "-o", &out]).success();
+    let records = |path: &str| -> BTreeMap<String, String> {
+        let text = fs::read_to_string(path).unwrap();
+        let lines = text.lines().skip(2).filter(|l| l.starts_with('/'));
+        lines
+            .map(|l| {
+                let fields: Vec<&str> = l.split(' ').collect();
+                (fields[0].to_string(), fields[2].to_string())
+            })
+            .collect()
+    };
+    let (second, first) = (records(&state), records(&fresh_arg));
+    assert_eq!(second.keys().collect::<Vec<_>>(), ["/a.html", "/b.html"]);
+    assert_eq!(second, first);
+    // An unchanged page rewritten keeps its date: its digest was recorded.
+    site.write(
+        "b.html",
+        "<head><title>B</title></head><main>new page</main>",
+    );
+    site.run(&["--state", &state, "--lastmod", "2024-03-01"])
+        .success();
+    let got: Vec<_> = dates(&site).into_values().map(Option::unwrap).collect();
+    assert_eq!(got, ["2024-01-01", "2024-02-01"]);
+}

@@ -502,7 +502,7 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
     assert!(read.comparable);
     assert_eq!(read.len(), records.len());
     for (key, record) in &records {
-        assert_eq!(read.stamp(key), record.stamp);
+        assert_eq!(read.stamp(key), Some(record.stamp));
         assert_eq!(read.take(key), state::Take::Record(record.clone()), "{key}");
     }
 }

@@ -383,12 +383,16 @@ impl<'c> Dater<'c> {
 pub struct Digests<'c>(Option<(Arc<OldState>, &'c DigestRules)>);
 
 impl<'c> Digests<'c> {
-    /// The rules to digest `page` with when `date` will need its digest. (The caller may
-    /// read it once for every use.)
-    pub fn rules(&self, page: &Page, url_path: &str) -> Option<&'c DigestRules> {
+    /// The rules to digest `page` with when `date` will need its digest (the caller may
+    /// read it once for every use), and whether the state of an earlier run knows nothing
+    /// of the page: most such pages are never listed (redirects, noindex pages, duplicates
+    /// of a canonical page), so their digest is best made once the head says they are.
+    pub fn rules(&self, page: &Page, url_path: &str) -> Option<(&'c DigestRules, bool)> {
         let (old, rules) = self.0.as_ref()?;
-        let unchanged = old.comparable && old.stamp(url_path) == Some(page.stamp);
-        (!unchanged).then_some(*rules)
+        let stamp = old.stamp(url_path);
+        let unchanged = old.comparable && stamp == Some(Some(page.stamp));
+        let unknown = stamp.is_none() && !old.is_empty();
+        (!unchanged).then_some((*rules, unknown))
     }
 }
 

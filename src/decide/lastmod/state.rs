@@ -147,10 +147,10 @@ impl OldState {
         }
     }
 
-    /// The stamp recorded for `key`, if any.
-    pub fn stamp(&self, key: &str) -> Option<Stamp> {
+    /// Whether the state has a record of `key` (None), and the stamp recorded for it.
+    pub fn stamp(&self, key: &str) -> Option<Option<Stamp>> {
         let old = &self.records[self.find(key)?];
-        old.stamped.then_some(old.stamp)
+        Some(old.stamped.then_some(old.stamp))
     }
 
     /// The record of `key`, once: a page of this run takes it.
@@ -544,7 +544,7 @@ mod tests {
         assert_eq!(state.len(), 3);
         assert_eq!(state.dates.len(), 1, "a date is kept once");
         for (key, record) in &records {
-            assert_eq!(state.stamp(key), record.stamp);
+            assert_eq!(state.stamp(key), Some(record.stamp));
             assert_eq!(state.take(key), Take::Record(record.clone()));
             assert_eq!(state.take(key), Take::Again, "taken once");
         }
