@@ -145,8 +145,9 @@ pub struct Sink<T: TempFile> {
 enum Compress<T: Write> {
     Plain(BufWriter<T>),
     /// The encoder is slow on small writes: a buffer in front of it (it writes its output
-    /// in large pieces itself).
-    Gzip(BufWriter<GzEncoder<T>>),
+    /// in large pieces itself). Boxed: it is ten times the plain writer's size, and a
+    /// sink is made once per file.
+    Gzip(Box<BufWriter<GzEncoder<T>>>),
 }
 
 impl<T: TempFile> Sink<T> {
@@ -154,7 +155,7 @@ impl<T: TempFile> Sink<T> {
         let writer = if gzip {
             // No name and mtime 0 in the header: the same sitemap gives the same bytes.
             let encoder = GzBuilder::new().write(temp, Compression::default());
-            Compress::Gzip(BufWriter::with_capacity(BUFFER, encoder))
+            Compress::Gzip(Box::new(BufWriter::with_capacity(BUFFER, encoder)))
         } else {
             Compress::Plain(BufWriter::with_capacity(BUFFER, temp))
         };
@@ -166,7 +167,7 @@ impl<T: TempFile> Sink<T> {
         let temp = match self.writer {
             Compress::Plain(buffered) => buffered.into_inner().map_err(|e| e.into_error())?,
             Compress::Gzip(buffered) => {
-                let encoder = buffered.into_inner().map_err(|e| e.into_error())?;
+                let encoder = (*buffered).into_inner().map_err(|e| e.into_error())?;
                 encoder.finish()?
             }
         };
