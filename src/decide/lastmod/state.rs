@@ -147,7 +147,7 @@ impl OldState {
         }
     }
 
-    /// Whether the state has a record of `key` (None), and the stamp recorded for it.
+    /// None if the state has no record of `key`; else the stamp recorded for it, if any.
     pub fn stamp(&self, key: &str) -> Option<Option<Stamp>> {
         let old = &self.records[self.find(key)?];
         Some(old.stamped.then_some(old.stamp))
