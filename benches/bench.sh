@@ -351,6 +351,7 @@ row "cat, parallel" floor "same, xargs -0 -P$NPROC -n 256 cat: $NPROC readers" "
 
 SG="$(q "$BIN") -q -b $BASE"
 STATE1=$WORK/first.state STATE2=$WORK/unchanged.state
+STATE3=$WORK/rebuilt.state STAMPLESS=$WORK/stampless.state
 row "--no-html" mode "sitemapgen --no-html: walk, stat each page, write" "find -printf" ":" \
     "$SG -o $(q "$OUT/no-html.xml") --no-html $D" "$OUT/no-html.xml"
 row "default" mode "sitemapgen: also reads every page's head" "cat, serial" ":" \
@@ -363,6 +364,11 @@ row "--state, first run" mode "sitemapgen --state S, S removed before each run: 
     "rm -f $(q "$STATE1")" "$SG -o $(q "$OUT/state-first.xml") --state $(q "$STATE1") $D" "$OUT/state-first.xml"
 row "--state, unchanged" mode "sitemapgen --state S, S from an earlier run, no page changed" "cat, serial" ":" \
     "$SG -o $(q "$OUT/state-unchanged.xml") --state $(q "$STATE2") $D" "$OUT/state-unchanged.xml"
+# A rebuild rewrites every page: no stamp matches, so each page is read and digested again,
+# and keeps its date when its digest does. The state without its stamps gives that run on a
+# tree this script must not touch.
+row "--state, rebuilt" mode "sitemapgen --state S, S from an earlier run less its stamps (as after a rebuild that rewrote every page, content unchanged)" "cat, serial" \
+    "cp $(q "$STAMPLESS" "$STATE3")" "$SG -o $(q "$OUT/state-rebuilt.xml") --state $(q "$STATE3") $D" "$OUT/state-rebuilt.xml"
 GIT_NOTE=
 if command -v git >/dev/null && [[ $(git -C "$DIR" rev-parse --is-inside-work-tree 2>/dev/null) == true ]]; then
     row "--lastmod git" mode "sitemapgen --lastmod git: default + git ls-tree and git log over the history" "cat, serial" ":" \
@@ -412,6 +418,9 @@ say "preparing the unchanged state ..."
 rm -f -- "$STATE2"
 sh -c "$SG -o $(q "$OUT/state-unchanged.xml") --state $(q "$STATE2") $D" 2>>"$LOG" ||
     die "sitemapgen --state failed, see $LOG"
+# Each record's last field is its stamp, SIZE:MTIME:CTIME:INODE, or - for none.
+sed -E 's/ -?[0-9]+:-?[0-9]+:-?[0-9]+:[0-9]+$/ -/' "$STATE2" >"$STAMPLESS"
+grep -qE ':[0-9]+$' "$STAMPLESS" && die "$STAMPLESS still holds stamps"
 
 # URLs in a sitemap (following an index to its shards, which sit beside it).
 count_urls() {
@@ -451,6 +460,9 @@ for i in "${!NAMES[@]}"; do
         RSS+=("-") URLS+=("-")
     fi
 done
+# A rebuild that changed no content keeps every date: the same sitemap as the unchanged run.
+cmp -s "$OUT/state-rebuilt.xml" "$OUT/state-unchanged.xml" ||
+    die "the --state rebuilt run wrote another sitemap than the unchanged run: $OUT/state-rebuilt.xml"
 # time -v (and -f %M) report the largest single process of the command, not the sum over
 # its processes: for --lastmod git, sitemapgen and the git processes it runs are also
 # measured together.
