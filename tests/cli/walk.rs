@@ -308,7 +308,7 @@ fn a_wide_and_deep_tree_is_walked_in_the_same_order_on_any_number_of_threads() {
 
 #[test]
 fn a_large_directory_is_read_in_parts_and_listed_in_its_order() {
-    // A directory of over 3,000 entries is split into parts (of 1,024) that any thread
+    // A directory of over 3,000 entries is split into parts (of 32) that any thread
     // reads. Among its pages sit a subdirectory with a large directory of its own, a
     // symlink to a directory and a file the rules leave out: the sitemap and every message
     // must be a one-thread walk's.
@@ -343,9 +343,9 @@ fn a_large_directory_is_read_in_parts_and_listed_in_its_order() {
 fn heads_read_on_the_walk_threads_come_back_in_order_on_any_number_of_threads() {
     // Every page's head decides it: noindex pages are left out, redirect stubs too, others
     // declare their canonical URL in another form (listed so) or name an alternate. Pages
-    // are read by the thread that walked their directory (a directory of 2,000, others of
-    // a few), or, from a list, in batches on -j threads: the sitemap, the state and every
-    // line printed must be one thread's, in the walk's order.
+    // are read by the thread that walked their directory or its part (a directory of
+    // 2,000, others of 150), or, from a list, in batches on -j threads: the sitemap, the
+    // state and every line printed must be one thread's, in the walk's order.
     let site = Site::empty();
     let mut rels = Vec::new();
     for dir in ["big", "d0/a", "d0/b", "d1", "d2/x/y"] {
