@@ -460,8 +460,20 @@ for i in "${!NAMES[@]}"; do
         RSS+=("-") URLS+=("-")
     fi
 done
-# A rebuild that changed no content keeps every date: the same sitemap as the unchanged run.
-cmp -s "$OUT/state-rebuilt.xml" "$OUT/state-unchanged.xml" ||
+# A rebuild that changed no content keeps every date: the same sitemap as the unchanged run
+# (an index names its shards after the output, so their contents are compared).
+sitemap_files() {
+    local stem=${1%.xml}
+    if [[ -f $stem-1.xml ]]; then printf '%s\n' "$stem"-[0-9]*.xml | sort -V; else echo "$1"; fi
+}
+same_sitemaps() {
+    local a b
+    mapfile -t a < <(sitemap_files "$1")
+    mapfile -t b < <(sitemap_files "$2")
+    (( ${#a[@]} == ${#b[@]} )) || return 1
+    for i in "${!a[@]}"; do cmp -s "${a[i]}" "${b[i]}" || return 1; done
+}
+same_sitemaps "$OUT/state-rebuilt.xml" "$OUT/state-unchanged.xml" ||
     die "the --state rebuilt run wrote another sitemap than the unchanged run: $OUT/state-rebuilt.xml"
 # time -v (and -f %M) report the largest single process of the command, not the sum over
 # its processes: for --lastmod git, sitemapgen and the git processes it runs are also
