@@ -464,7 +464,11 @@ done
 # (an index names its shards after the output, so their contents are compared).
 sitemap_files() {
     local stem=${1%.xml}
-    if [[ -f $stem-1.xml ]]; then printf '%s\n' "$stem"-[0-9]*.xml | sort -V; else echo "$1"; fi
+    if [[ $(head -c 4096 "$1") == *'<sitemapindex'* ]]; then
+        printf '%s\n' "$stem"-[0-9]*.xml | sort -V
+    else
+        echo "$1"
+    fi
 }
 same_sitemaps() {
     local a b
