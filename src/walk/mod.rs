@@ -4,9 +4,9 @@
 //! The finding runs ahead of the caller's work on each page, on threads of its own, and so
 //! does the caller's first work on each page (`Prepare`: reading it), as soon as the page is
 //! statted. The walk (`tree`) reads directories on several threads, each directory's pages
-//! statted and prepared by the thread that read it, and puts their results back in order. A
-//! list is read and ruled on one thread (`find`) and its pages statted and prepared on
-//! `-j` threads (`stat`), handed on in batches, put back in order.
+//! (or each part of a large one's) statted and prepared by one thread, and puts their
+//! results back in order. A list is read and ruled on one thread (`find`) and its pages
+//! statted and prepared on `-j` threads (`stat`), handed on in batches, put back in order.
 
 mod find;
 pub mod rules;
