@@ -422,24 +422,31 @@ sh -c "$SG -o $(q "$OUT/state-unchanged.xml") --state $(q "$STATE2") $D" 2>>"$LO
 sed -E 's/ -?[0-9]+:-?[0-9]+:-?[0-9]+:[0-9]+$/ -/' "$STATE2" >"$STAMPLESS"
 grep -qE ':[0-9]+$' "$STAMPLESS" && die "$STAMPLESS still holds stamps"
 
-# URLs in a sitemap (following an index to its shards, which sit beside it).
-count_urls() {
+# The files that hold a sitemap's URLs: its shards, in order, when it is an index (they sit
+# beside it, named after it), else itself.
+sitemap_files() {
     local f=$1 cat=cat
-    [[ -f $f ]] || { echo "-"; return; }
     [[ $f == *.gz ]] && cat="gzip -dc"
     local start
     start=$($cat "$f" 2>/dev/null | head -c 4096 || true)
     if [[ $start == *'<sitemapindex'* ]]; then
         local stem=${f%.gz}; stem=${stem%.xml}
         local ext=.xml; [[ $f == *.gz ]] && ext=.xml.gz
-        local n=0 s
-        for s in "$stem"-[0-9]*"$ext"; do
-            [[ -f $s ]] && n=$((n + $($cat "$s" | { grep -o '<loc>' || true; } | wc -l)))
-        done
-        echo "$n"
+        local s
+        for s in "$stem"-[0-9]*"$ext"; do if [[ -f $s ]]; then echo "$s"; fi; done | sort -V
     else
-        $cat "$f" | { grep -o '<loc>' || true; } | wc -l
+        echo "$f"
     fi
+}
+# URLs in a sitemap (following an index to its shards).
+count_urls() {
+    local f=$1 cat=cat n=0 s
+    [[ -f $f ]] || { echo "-"; return; }
+    [[ $f == *.gz ]] && cat="gzip -dc"
+    while read -r s; do
+        n=$((n + $($cat "$s" | { grep -o '<loc>' || true; } | wc -l)))
+    done < <(sitemap_files "$f")
+    echo "$n"
 }
 max_rss() { awk -F': ' '/Maximum resident set size/ { print $2 }' "$1"; }
 RSS=() URLS=()
@@ -462,18 +469,11 @@ for i in "${!NAMES[@]}"; do
 done
 # A rebuild that changed no content keeps every date: the same sitemap as the unchanged run
 # (an index names its shards after the output, so their contents are compared).
-sitemap_files() {
-    local stem=${1%.xml}
-    if [[ $(head -c 4096 "$1") == *'<sitemapindex'* ]]; then
-        printf '%s\n' "$stem"-[0-9]*.xml | sort -V
-    else
-        echo "$1"
-    fi
-}
 same_sitemaps() {
     local a b
     mapfile -t a < <(sitemap_files "$1")
     mapfile -t b < <(sitemap_files "$2")
+    local i
     (( ${#a[@]} == ${#b[@]} )) || return 1
     for i in "${!a[@]}"; do cmp -s "${a[i]}" "${b[i]}" || return 1; done
 }
