@@ -6,7 +6,7 @@
 //! The threads take the directories (and parts) earliest in that order first, and stop
 //! reading ahead when enough results wait to be handed on: the memory stays bounded.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::mem::MaybeUninit;
@@ -52,6 +52,15 @@ const PART: usize = 32;
 /// take one read (and one more that finds the end).
 const ENTRIES_BUF: usize = 32 * 1024;
 
+/// Result buffers are kept for the threads to fill again once the caller has handed their
+/// results on, up to room for this many entries in all (as many as may wait to be handed
+/// on), each of room for at most `SPARE_MAX` (a directory's entries, or one part's). A
+/// buffer allocated by one thread and freed by another takes the allocator's lock of the
+/// first (glibc's arenas): with a buffer freed for each directory, the threads and the
+/// caller waited on those locks thousands of times in a walk of 200,000 pages.
+const SPARE_ROOM: usize = AHEAD;
+const SPARE_MAX: usize = 2 * PART;
+
 /// Walks DIR on `threads` threads, calling `on_walked` for every page (prepared by
 /// `prepare`) and event, in order; stops at the first error `on_walked` returns.
 pub(super) fn walk<P: Prepare>(
@@ -84,25 +93,28 @@ pub(super) fn walk<P: Prepare>(
         }
         // However the caller's loop ends (an error, a panic), the threads stop.
         let _stop = Stop(&shared);
-        let Some(root) = shared.take(&[]) else {
+        // Result buffers handed on and emptied, to be given back to the threads.
+        let mut emptied = Vec::new();
+        let Some(root) = shared.take(&[], &mut emptied) else {
             return Ok(());
         };
-        let mut stack = vec![(Vec::new(), root.into_iter())];
+        let mut stack = vec![(Vec::new(), VecDeque::from(root))];
         while let Some((place, items)) = stack.last_mut() {
-            match items.next() {
+            match items.pop_front() {
                 None => {
-                    stack.pop();
+                    if let Some((_, items)) = stack.pop() {
+                        emptied.push(Vec::from(items));
+                    }
                 }
                 Some(Item::Page(page)) => on_walked(Walked::Page(page))?,
                 Some(Item::Event(event)) => on_walked(Walked::Event(event))?,
                 Some(Item::Job(index)) => {
-                    let mut child = place.clone();
-                    child.push(index);
+                    let child = child(place, index);
                     // None: a thread panicked; the scope passes the panic on.
-                    let Some(items) = shared.take(&child) else {
+                    let Some(items) = shared.take(&child, &mut emptied) else {
                         return Ok(());
                     };
-                    stack.push((child, items.into_iter()));
+                    stack.push((child, VecDeque::from(items)));
                 }
             }
         }
@@ -151,6 +163,9 @@ struct State<T> {
     pending: BTreeMap<Place, Job>,
     /// Jobs done, with what they gave.
     ready: HashMap<Place, Vec<Item<T>>>,
+    /// Empty result buffers, for the threads to fill again, and the entries they can hold.
+    spares: Vec<Vec<Item<T>>>,
+    spare_room: usize,
     /// Entries in `ready`.
     held: usize,
     /// The job the caller waits for.
@@ -169,6 +184,8 @@ impl<T> Default for State<T> {
         State {
             pending: BTreeMap::new(),
             ready: HashMap::new(),
+            spares: Vec::new(),
+            spare_room: 0,
             held: 0,
             wanted: None,
             caller_asleep: false,
@@ -192,9 +209,13 @@ impl<T> Shared<T> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// What the job at `place` gave, once it is done; None if a thread panicked.
-    fn take(&self, place: &[u32]) -> Option<Vec<Item<T>>> {
+    /// What the job at `place` gave, once it is done; None if a thread panicked. The
+    /// `emptied` buffers are given back to the threads (as many as are kept).
+    fn take(&self, place: &[u32], emptied: &mut Vec<Vec<Item<T>>>) -> Option<Vec<Item<T>>> {
         let mut state = self.lock();
+        for items in emptied.drain(..) {
+            state.keep_spare(items);
+        }
         loop {
             if state.panicked {
                 return None;
@@ -226,6 +247,24 @@ impl<T> Shared<T> {
 }
 
 impl<T> State<T> {
+    /// Keeps `items`, emptied, for a thread to fill again, if it is not too large and there
+    /// is room.
+    fn keep_spare(&mut self, mut items: Vec<Item<T>>) {
+        let room = items.capacity();
+        if room <= SPARE_MAX && self.spare_room + room <= SPARE_ROOM {
+            items.clear();
+            self.spare_room += room;
+            self.spares.push(items);
+        }
+    }
+
+    /// An empty buffer for a job's results: a spare one if any is kept.
+    fn spare(&mut self) -> Vec<Item<T>> {
+        let items = self.spares.pop().unwrap_or_default();
+        self.spare_room -= items.capacity();
+        items
+    }
+
     /// Whether the sleeping caller is to be woken: the job it wants is done, and either
     /// enough entries are ready or no job is left to take (the threads may run dry).
     fn wake_caller(&self) -> bool {
@@ -270,7 +309,7 @@ fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
     let mut scratch = P::Scratch::default();
     let mut entries_buf = vec![MaybeUninit::uninit(); ENTRIES_BUF];
     loop {
-        let (place, job) = {
+        let (place, job, mut items) = {
             let mut state = shared.lock();
             loop {
                 if state.stop {
@@ -281,8 +320,8 @@ fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
                 let take = state.pending.first_key_value().is_some_and(|(next, _)| {
                     state.held < AHEAD || state.wanted.as_ref() == Some(next)
                 });
-                if let Some(job) = take.then(|| state.pending.pop_first()).flatten() {
-                    break job;
+                if let Some((place, job)) = take.then(|| state.pending.pop_first()).flatten() {
+                    break (place, job, state.spare());
                 }
                 state.idle += 1;
                 state = shared
@@ -293,13 +332,11 @@ fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
             }
         };
         let mut jobs = Vec::new();
-        let items = reader.read(job, &mut jobs, &mut scratch, &mut entries_buf);
+        reader.read(job, &mut jobs, &mut items, &mut scratch, &mut entries_buf);
         let mut state = shared.lock();
         let more = !jobs.is_empty();
         for (index, job) in jobs.into_iter().enumerate() {
-            let mut child = place.clone();
-            child.push(index as u32);
-            state.pending.insert(child, job);
+            state.pending.insert(child(&place, index as u32), job);
         }
         state.held += items.len();
         state.ready.insert(place, items);
@@ -335,16 +372,16 @@ struct Open {
 }
 
 impl<P: Prepare> Reader<'_, P> {
-    /// What `job` gives, in order; the jobs it makes (subdirectories to enter, parts of a
-    /// large directory) are added to `jobs`, in order.
+    /// What `job` gives, in order, added to `items`; the jobs it makes (subdirectories to
+    /// enter, parts of a large directory) are added to `jobs`, in order.
     fn read(
         &self,
         job: Job,
         jobs: &mut Vec<Job>,
+        items: &mut Vec<Item<P::Prepared>>,
         scratch: &mut P::Scratch,
         entries_buf: &mut [MaybeUninit<u8>],
-    ) -> Vec<Item<P::Prepared>> {
-        let mut items = Vec::new();
+    ) {
         let (open, names) = match job {
             Job::Part { open, names } => (open, names),
             Job::Dir { rel, ancestors } => {
@@ -354,11 +391,11 @@ impl<P: Prepare> Reader<'_, P> {
                 };
                 let open = match self.open(rel, ancestors, path) {
                     Ok(open) => open,
-                    Err((path, err)) => return vec![event(unreadable(&path, err))],
+                    Err((path, err)) => return items.push(event(unreadable(&path, err))),
                 };
                 let names = match names(&open.dir, entries_buf) {
                     Ok(names) => names,
-                    Err(err) => return vec![event(unreadable(&open.path, err.into()))],
+                    Err(err) => return items.push(event(unreadable(&open.path, err.into()))),
                 };
                 let open = Arc::new(open);
                 if names.len() > PART {
@@ -369,13 +406,12 @@ impl<P: Prepare> Reader<'_, P> {
                         let open = open.clone();
                         jobs.push(Job::Part { open, names: part });
                     }
-                    return items;
+                    return;
                 }
                 (open, names)
             }
         };
-        self.entries(&open, names, jobs, &mut items, scratch);
-        items
+        self.entries(&open, names, jobs, items, scratch);
     }
 
     fn open(
@@ -612,6 +648,14 @@ fn names(
     Ok(names)
 }
 
+/// The place of the job made `index`th by the job at `place`, allocated once.
+fn child(place: &[u32], index: u32) -> Place {
+    let mut child = Vec::with_capacity(place.len() + 1);
+    child.extend_from_slice(place);
+    child.push(index);
+    child
+}
+
 /// `dir` joined with `name`, allocated once (`Path::join` grows its copy of `dir`).
 fn joined(dir: &Path, name: &OsStr) -> PathBuf {
     if dir.as_os_str().is_empty() {
@@ -641,6 +685,31 @@ fn unreadable(path: &Path, err: io::Error) -> Event {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn result_buffers_are_kept_for_the_threads_up_to_the_room_set() {
+        let mut state = State::<()>::default();
+        // A fresh one when none is kept.
+        assert_eq!(state.spare().capacity(), 0);
+        // Kept emptied, and given out again.
+        let mut items = Vec::with_capacity(PART);
+        items.push(Item::Job(0));
+        state.keep_spare(items);
+        assert_eq!(state.spare_room, PART);
+        let items = state.spare();
+        assert!(items.is_empty() && items.capacity() == PART);
+        assert_eq!(state.spare_room, 0);
+        // Too large to keep.
+        state.keep_spare(Vec::with_capacity(SPARE_MAX + 1));
+        assert!(state.spares.is_empty());
+        // Kept while there is room.
+        for _ in 0..SPARE_ROOM / SPARE_MAX {
+            state.keep_spare(Vec::with_capacity(SPARE_MAX));
+        }
+        assert_eq!(state.spare_room, SPARE_ROOM);
+        state.keep_spare(Vec::with_capacity(1));
+        assert_eq!(state.spares.len(), SPARE_ROOM / SPARE_MAX);
+    }
 
     #[test]
     fn the_caller_is_woken_once_its_job_is_done_and_enough_is_ready_or_nothing_left() {
