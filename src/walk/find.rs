@@ -1,4 +1,5 @@
-//! The files of a list (--files-from), in the walk's order, and the rules applied to them.
+//! The files of a list (--files-from), in the walk's order, each with whether the walk would
+//! have entered the directories above it; the stat stage (`stat`) does the rest.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -7,33 +8,30 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::mpsc::SyncSender;
 
-use anyhow::{Context, Result, anyhow, bail};
-use globset::Candidate;
+use anyhow::{Context, Result, anyhow};
 
-use super::rules::{Rules, Skip};
-use super::{BATCH, Event, Found, ListFrom, Settings, excluded};
+use super::rules::Rules;
+use super::{BATCH, ListFrom, Listed, Settings};
 use crate::html;
 use crate::report::Reason;
 
 pub(super) struct Finder<'c> {
     settings: &'c Settings,
-    verbose: bool,
-    batch: Vec<Found>,
-    sender: SyncSender<Vec<Found>>,
+    batch: Vec<Listed>,
+    sender: SyncSender<Vec<Listed>>,
 }
 
 impl<'c> Finder<'c> {
-    pub(super) fn new(settings: &'c Settings, sender: SyncSender<Vec<Found>>) -> Finder<'c> {
+    pub(super) fn new(settings: &'c Settings, sender: SyncSender<Vec<Listed>>) -> Finder<'c> {
         Finder {
             settings,
-            verbose: settings.verbose,
             batch: Vec::with_capacity(BATCH),
             sender,
         }
     }
 
-    fn send(&mut self, found: Found) -> Result<()> {
-        self.batch.push(found);
+    fn send(&mut self, listed: Listed) -> Result<()> {
+        self.batch.push(listed);
         if self.batch.len() == BATCH {
             self.flush()?;
         }
@@ -46,33 +44,6 @@ impl<'c> Finder<'c> {
         self.sender
             .send(batch)
             .map_err(|_| anyhow!("the walk was stopped"))
-    }
-
-    fn excluded(&mut self, rel: &Path, reason: Reason, why: impl std::fmt::Display) -> Result<()> {
-        self.send(Found::Event(excluded(self.verbose, rel, reason, why)))
-    }
-
-    fn skipped(&mut self, rel: &Path, why: impl std::fmt::Display) -> Result<()> {
-        if self.verbose {
-            self.send(Found::Event(Event::Skipped(
-                rel.to_path_buf(),
-                why.to_string(),
-            )))?;
-        }
-        Ok(())
-    }
-
-    fn consider_file(&mut self, rel: &Path, path: &Path) -> Result<()> {
-        let candidate = Candidate::new(rel);
-        match self.settings.rules.skip_file(rel, &candidate) {
-            None => {}
-            Some(Skip::OwnOutput) => return self.skipped(rel, Skip::OwnOutput),
-            Some(why) => return self.excluded(rel, why.reason(), why),
-        }
-        self.send(Found::Candidate {
-            rel: rel.to_path_buf(),
-            path: path.to_path_buf(),
-        })
     }
 
     pub(super) fn list(&mut self, from: &ListFrom, separator: u8) -> Result<()> {
@@ -104,13 +75,11 @@ impl<'c> Finder<'c> {
         rels.sort_by(|a, b| a.iter().map(sort_key).cmp(b.iter().map(sort_key)));
         rels.dedup();
 
+        // What the stat stage is to make of each file (on its threads: its stat, the rules),
+        // and whether the walk would have entered the directories above it.
         let mut dir_skip: Option<(PathBuf, Option<(Reason, String)>)> = None;
-        for rel in &rels {
-            let path = root.join(rel);
-            let meta = match fs::symlink_metadata(&path) {
-                Ok(meta) => meta,
-                Err(err) => bail!("listed file {} cannot be read: {err}", path.display()),
-            };
+        for rel in rels {
+            let path = root.join(&rel);
             let dir = rel.parent().unwrap_or(Path::new(""));
             if dir_skip.as_ref().is_none_or(|(cached, _)| cached != dir) {
                 dir_skip = Some((
@@ -118,30 +87,18 @@ impl<'c> Finder<'c> {
                     skipped_ancestor(&self.settings.rules, dir),
                 ));
             }
-            if let Some((_, Some((reason, why)))) = &dir_skip {
-                let (reason, why) = (*reason, why.clone());
-                self.excluded(rel, reason, why)?;
-                continue;
-            }
-            if meta.is_dir() {
-                self.skipped(rel, "a directory")?;
-                continue;
-            }
-            if meta.is_symlink() && is_dir_symlink(&path) {
-                self.skipped(rel, DIR_SYMLINK)?;
-                continue;
-            }
-            self.consider_file(rel, &path)?;
+            let inside_skipped = dir_skip.as_ref().and_then(|(_, skip)| skip.clone());
+            self.send(Listed {
+                rel,
+                path,
+                inside_skipped,
+            })?;
         }
         Ok(())
     }
 }
 
 pub(super) const DIR_SYMLINK: &str = "a symlink to a directory (use -L to enter it)";
-
-fn is_dir_symlink(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|meta| meta.is_dir())
-}
 
 /// Orders the names of one directory: index.html, index.htm, then the rest byte-wise. So a
 /// section's URL precedes its pages, and index.html wins when both index files exist.

@@ -5,8 +5,9 @@
 //! does the caller's first work on each page (`Prepare`: reading it), as soon as the page is
 //! statted. The walk (`tree`) reads directories on several threads, each directory's pages
 //! (or each part of a large one's) statted and prepared by one thread, and puts their
-//! results back in order. A list is read and ruled on one thread (`find`) and its pages
-//! statted and prepared on `-j` threads (`stat`), handed on in batches, put back in order.
+//! results back in order. A list is read and ordered on one thread (`find`), its files
+//! statted, ruled on and prepared on `-j` threads (`stat`), handed on in batches, put back
+//! in order.
 
 mod find;
 pub mod rules;
@@ -135,11 +136,10 @@ pub fn visit<P: Prepare>(
     let unstatted: Batches = Mutex::new(Some((unstatted, 0)));
     thread::scope(|scope| {
         let (statted, receiver) = sync_channel(BATCHES_AHEAD);
-        let verbose = settings.verbose;
         let stat_stage: Vec<_> = (0..threads.max(1))
             .map(|_| {
                 let (unstatted, statted) = (&unstatted, statted.clone());
-                scope.spawn(move || stat::stat_pages(unstatted, statted, verbose, prepare))
+                scope.spawn(move || stat::stat_pages(unstatted, statted, settings, prepare))
             })
             .collect();
         drop(statted);
@@ -170,14 +170,18 @@ const BATCH: usize = 64;
 
 /// A list's batches, as the stat stage's threads take them in turn: their receiver (None
 /// once the consumer is gone, which stops the finder) and how many were taken.
-type Batches = Mutex<Option<(Receiver<Vec<Found>>, u64)>>;
+type Batches = Mutex<Option<(Receiver<Vec<Listed>>, u64)>>;
 const BATCHES_AHEAD: usize = 4 * 1024 / BATCH;
 
-/// What the finder found, in order: a file the rules made a page, for the stat stage to
-/// turn into a `Page` or not, or what else happened on the way.
-enum Found {
-    Candidate { rel: PathBuf, path: PathBuf },
-    Event(Event),
+/// A listed file, in order, for the stat stage to look at: a page, or left out (a
+/// directory, the rules), or an error (it cannot be looked at).
+struct Listed {
+    rel: PathBuf,
+    /// DIR joined with `rel`.
+    path: PathBuf,
+    /// Why the walk would not have entered a directory above it (and what it said), if it
+    /// would not.
+    inside_skipped: Option<(Reason, String)>,
 }
 
 pub enum Event {

@@ -1,6 +1,6 @@
-//! The stat stage of a list of files: every page's metadata, through a descriptor of its
-//! directory, and the page prepared, on threads of its own; and what a stat makes of a
-//! file, for the walk too.
+//! The stat stage of a list of files: every file's metadata, through a descriptor of its
+//! directory, the rules, and the page prepared, on threads of its own; and what a stat makes
+//! of a file, for the walk too.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -10,21 +10,26 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::SyncSender;
 
+use anyhow::anyhow;
+use globset::Candidate;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
-use super::rules::split_name;
-use super::{Batches, Event, Found, Page, PageFile, Prepare, Stamp, Walked, excluded};
+use super::find::DIR_SYMLINK;
+use super::rules::{Skip, split_name};
+use super::{Batches, Event, Listed, Page, PageFile, Prepare, Settings, Stamp, Walked, excluded};
 use crate::report::{Reason, Warning};
 
-/// The stat stage: every page's metadata, through a descriptor of its directory, and the
-/// page prepared. The stage's threads take the batches in turn, numbered as they are taken;
-/// the first that finds the consumer gone drops the receiver, which stops the finder.
+/// The stat stage: every listed file looked at through a descriptor of its directory, left
+/// out as the walk would leave it out (a directory, the rules), or a page prepared. The
+/// stage's threads take the batches in turn, numbered as they are taken; the first that
+/// finds the consumer gone drops the receiver, which stops the finder.
 pub(super) fn stat_pages<P: Prepare>(
     receiver: &Batches,
     sender: SyncSender<(u64, Vec<Walked<P::Prepared>>)>,
-    verbose: bool,
+    settings: &Settings,
     prepare: &P,
 ) {
+    let verbose = settings.verbose;
     let mut stats = Stats::default();
     let mut scratch = P::Scratch::default();
     loop {
@@ -42,27 +47,70 @@ pub(super) fn stat_pages<P: Prepare>(
             (*taken - 1, batch)
         };
         let mut out = Vec::with_capacity(batch.len() + 8);
-        for found in batch {
-            match found {
-                Found::Candidate { rel, path } => {
-                    let name = OsStr::from_bytes(split_name(&path).1).to_os_string();
-                    let (stat, dir) = match stats.dir(&path) {
-                        Ok(dir) => {
-                            let stat = rustix::fs::statat(dir, &name, AtFlags::empty());
-                            (stat.map_err(io::Error::from), Some(dir))
-                        }
-                        Err(err) => (Err(err), None),
-                    };
-                    let mut event = |event| out.push(Walked::Event(event));
-                    // A page was statted through its directory's descriptor.
-                    if let (Some(page), Some(dir)) =
-                        (judge(stat, rel, path, verbose, &mut event), dir)
-                    {
-                        let file = PageFile { dir, name: &name };
-                        out.push(Walked::Page(prepare.prepare(&mut scratch, page, file)));
-                    }
+        for listed in batch {
+            let Listed {
+                rel,
+                path,
+                inside_skipped,
+            } = listed;
+            let name = OsStr::from_bytes(split_name(&path).1).to_os_string();
+            // What the file is (not following a symlink): a listed file that cannot be looked
+            // at is an error, whatever the rules say of it.
+            let looked = stats.dir(&path).and_then(|dir| {
+                let lstat = rustix::fs::statat(dir, &name, AtFlags::SYMLINK_NOFOLLOW)?;
+                Ok((dir, lstat))
+            });
+            let (dir, lstat) = match looked {
+                Ok(looked) => looked,
+                Err(err) => {
+                    let err = anyhow!("listed file {} cannot be read: {err}", path.display());
+                    out.push(Walked::Event(Event::Failed(err)));
+                    continue;
                 }
-                Found::Event(event) => out.push(Walked::Event(event)),
+            };
+            let mut event = |event| out.push(Walked::Event(event));
+            if let Some((reason, why)) = inside_skipped {
+                event(excluded(verbose, &rel, reason, why));
+                continue;
+            }
+            let skipped = |rel, why: &str| Event::Skipped(rel, why.to_string());
+            let stat = match FileType::from_raw_mode(lstat.st_mode) {
+                FileType::Directory => {
+                    if verbose {
+                        event(skipped(rel, "a directory"));
+                    }
+                    continue;
+                }
+                FileType::Symlink => {
+                    let stat = rustix::fs::statat(dir, &name, AtFlags::empty());
+                    if let Ok(target) = &stat
+                        && FileType::from_raw_mode(target.st_mode) == FileType::Directory
+                    {
+                        if verbose {
+                            event(skipped(rel, DIR_SYMLINK));
+                        }
+                        continue;
+                    }
+                    stat.map_err(io::Error::from)
+                }
+                _ => Ok(lstat),
+            };
+            match settings.rules.skip_file(&rel, &Candidate::new(&rel)) {
+                None => {}
+                Some(Skip::OwnOutput) => {
+                    if verbose {
+                        event(skipped(rel, Skip::OwnOutput.to_string().as_str()));
+                    }
+                    continue;
+                }
+                Some(why) => {
+                    event(excluded(verbose, &rel, why.reason(), why));
+                    continue;
+                }
+            }
+            if let Some(page) = judge(stat, rel, path, verbose, &mut event) {
+                let file = PageFile { dir, name: &name };
+                out.push(Walked::Page(prepare.prepare(&mut scratch, page, file)));
             }
         }
         // A closed channel means the consumer failed; its error is the one to report.

@@ -1,6 +1,8 @@
 //! --files-from: a list stands in for the walk; the rules still apply.
 
 use std::fs;
+use std::os::unix::fs::symlink;
+use std::process::Command;
 
 use crate::harness::{BASE, Site};
 use crate::validate::{self, locs};
@@ -75,6 +77,45 @@ fn hidden_and_excluded_directories_apply_to_listed_files() {
         ]);
     let urls = validate::sitemap(&site.sitemap_path(), BASE);
     assert_eq!(locs(&urls), ["https://example.com/a.html"]);
+}
+
+#[test]
+fn listed_directories_symlinks_and_other_files_are_left_out_as_the_walk_leaves_them() {
+    let site = site();
+    site.page("real/r.html");
+    symlink("real", site.path("linkdir")).unwrap();
+    symlink("a.html", site.path("alias.html")).unwrap();
+    symlink("nowhere.html", site.path("gone.html")).unwrap();
+    let fifo = site.path("fifo.html");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    site.run(&[]).success();
+    let list = "b\nlinkdir\nalias.html\ngone.html\nfifo.html\ndrafts/d.html\nx.css\n\
+                a.html\nsitemap.xml\n.\n";
+    site.command(&["--exclude", "drafts/", "--files-from", "-", "-v"])
+        .stdin(list)
+        .run()
+        .success()
+        .stderr_has(&[
+            "skip b: a directory\n",
+            "skip drafts/d.html: inside drafts: --exclude drafts/\n",
+            "skip fifo.html: not a regular file\n",
+            "skip gone.html: gone\n",
+            "warning: gone.html is a dangling symlink; not listed\n",
+            "skip linkdir: a symlink to a directory (use -L to enter it)\n",
+            "skip sitemap.xml: sitemapgen's own output\n",
+            "skip x.css: matches no --include glob\n",
+            "(left out: 2 unreadable (vanished, dangling or looping), 1 by --exclude; \
+             1 file that is not a page)",
+        ]);
+    let urls = validate::sitemap(&site.sitemap_path(), BASE);
+    assert_eq!(
+        locs(&urls),
+        [
+            "https://example.com/a.html",
+            "https://example.com/alias.html"
+        ]
+    );
 }
 
 #[test]
