@@ -72,7 +72,7 @@ impl<'c> Finder<'c> {
             .collect::<Result<Vec<_>>>()?;
         // DIR itself (`find .` lists `.`) is a directory, not a page.
         rels.retain(|rel| !rel.as_os_str().is_empty());
-        rels.sort_by(|a, b| a.iter().map(sort_key).cmp(b.iter().map(sort_key)));
+        rels.sort_by_cached_key(|rel| walk_key(rel));
         rels.dedup();
 
         // What the stat stage is to make of each file (on its threads: its stat, the rules),
@@ -108,6 +108,23 @@ pub(super) fn sort_key(name: &OsStr) -> (usize, &[u8]) {
         html::index_rank(name).unwrap_or(html::INDEX_NAMES.len()),
         name,
     )
+}
+
+/// A key that sorts paths in the walk's order: name by name, each by `sort_key`. Each name
+/// is its rank and its bytes, ended by a NUL, which is in no name: a name sorts before the
+/// longer ones it begins, and a directory before the names in it. Made once per path, not
+/// in each comparison (sorting 260,000 paths by their components took a quarter of a
+/// `--files-from --no-html` run, before any file could be looked at).
+fn walk_key(rel: &Path) -> Vec<u8> {
+    let mut key = Vec::with_capacity(rel.as_os_str().len() + 16);
+    for name in rel {
+        let (rank, bytes) = sort_key(name);
+        // At most the number of index names.
+        key.push(rank as u8);
+        key.extend_from_slice(bytes);
+        key.push(0);
+    }
+    key
 }
 
 /// Why the walk would not have entered a directory above a listed file, if it would not.
@@ -147,4 +164,39 @@ fn inside_root(listed: &Path, roots: &[PathBuf]) -> Result<PathBuf> {
         }
     }
     Ok(clean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walk_key_sorts_as_name_by_name_comparison_does() {
+        let paths = [
+            "a",
+            "a/b",
+            "a.html",
+            "a/index.html",
+            "a/index.htm",
+            "a/b/c",
+            "a-b",
+            "ab",
+            "index.html",
+            "index.htm",
+            "index.html/x",
+            "z",
+            "a/\u{e9}",
+            "a/z/index.html",
+        ];
+        let mut by_names: Vec<&Path> = paths.iter().map(Path::new).collect();
+        by_names.sort_by(|a, b| a.iter().map(sort_key).cmp(b.iter().map(sort_key)));
+        let mut by_key = by_names.clone();
+        by_key.reverse();
+        by_key.sort_by_cached_key(|path| walk_key(path));
+        assert_eq!(by_key, by_names);
+        // An index file first, whatever sorts before it byte-wise; what is in a directory
+        // just after it.
+        let first = ["index.html", "index.html/x", "index.htm"].map(Path::new);
+        assert_eq!(by_names[..3], first);
+    }
 }
