@@ -54,10 +54,11 @@ const ENTRIES_BUF: usize = 32 * 1024;
 
 /// Result buffers are kept for the threads to fill again once the caller has handed their
 /// results on, up to room for this many entries in all (as many as may wait to be handed
-/// on), each of room for at most `SPARE_MAX` (a directory's entries, or one part's). A
-/// buffer allocated by one thread and freed by another takes the allocator's lock of the
-/// first (glibc's arenas): with a buffer freed for each directory, the threads and the
-/// caller waited on those locks thousands of times in a walk of 200,000 pages.
+/// on, so they take at most as much memory again as those), each of room for at most
+/// `SPARE_MAX` (a directory's entries, or one part's). A buffer allocated by one thread and
+/// freed by another takes the allocator's lock of the first (glibc's arenas): with a buffer
+/// freed for each directory, the threads and the caller waited on those locks thousands of
+/// times in a walk of 200,000 pages.
 const SPARE_ROOM: usize = AHEAD;
 const SPARE_MAX: usize = 2 * PART;
 
@@ -212,9 +213,12 @@ impl<T> Shared<T> {
     /// What the job at `place` gave, once it is done; None if a thread panicked. The
     /// `emptied` buffers are given back to the threads (as many as are kept).
     fn take(&self, place: &[u32], emptied: &mut Vec<Vec<Item<T>>>) -> Option<Vec<Item<T>>> {
+        // Declared before the lock, freed after it is released: a free may wait for
+        // another thread's allocator lock.
+        let mut refused = Vec::new();
         let mut state = self.lock();
         for items in emptied.drain(..) {
-            state.keep_spare(items);
+            refused.extend(state.keep_spare(items));
         }
         loop {
             if state.panicked {
@@ -248,14 +252,16 @@ impl<T> Shared<T> {
 
 impl<T> State<T> {
     /// Keeps `items`, emptied, for a thread to fill again, if it is not too large and there
-    /// is room.
-    fn keep_spare(&mut self, mut items: Vec<Item<T>>) {
+    /// is room; gives it back if not.
+    fn keep_spare(&mut self, mut items: Vec<Item<T>>) -> Option<Vec<Item<T>>> {
         let room = items.capacity();
-        if room <= SPARE_MAX && self.spare_room + room <= SPARE_ROOM {
-            items.clear();
-            self.spare_room += room;
-            self.spares.push(items);
+        if room > SPARE_MAX || self.spare_room + room > SPARE_ROOM {
+            return Some(items);
         }
+        items.clear();
+        self.spare_room += room;
+        self.spares.push(items);
+        None
     }
 
     /// An empty buffer for a job's results: a spare one if any is kept.
@@ -694,20 +700,21 @@ mod tests {
         // Kept emptied, and given out again.
         let mut items = Vec::with_capacity(PART);
         items.push(Item::Job(0));
-        state.keep_spare(items);
+        assert!(state.keep_spare(items).is_none());
         assert_eq!(state.spare_room, PART);
         let items = state.spare();
         assert!(items.is_empty() && items.capacity() == PART);
         assert_eq!(state.spare_room, 0);
-        // Too large to keep.
-        state.keep_spare(Vec::with_capacity(SPARE_MAX + 1));
+        // Too large to keep: given back.
+        let refused = state.keep_spare(Vec::with_capacity(SPARE_MAX + 1));
+        assert_eq!(refused.map(|items| items.capacity()), Some(SPARE_MAX + 1));
         assert!(state.spares.is_empty());
         // Kept while there is room.
         for _ in 0..SPARE_ROOM / SPARE_MAX {
-            state.keep_spare(Vec::with_capacity(SPARE_MAX));
+            assert!(state.keep_spare(Vec::with_capacity(SPARE_MAX)).is_none());
         }
         assert_eq!(state.spare_room, SPARE_ROOM);
-        state.keep_spare(Vec::with_capacity(1));
+        assert!(state.keep_spare(Vec::with_capacity(1)).is_some());
         assert_eq!(state.spares.len(), SPARE_ROOM / SPARE_MAX);
     }
 
