@@ -8,7 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::mpsc::SyncSender;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 
 use super::rules::Rules;
 use super::{BATCH, ListFrom, Listed, Settings};
@@ -111,15 +111,17 @@ pub(super) fn sort_key(name: &OsStr) -> (usize, &[u8]) {
 }
 
 /// A key that sorts paths in the walk's order: name by name, each by `sort_key`. Each name
-/// is its rank and its bytes, ended by a NUL, which is in no name: a name sorts before the
-/// longer ones it begins, and a directory before the names in it. Made once per path, not
+/// is its rank and its bytes, ended by a NUL, which is in no name (`inside_root` refuses a
+/// listed path holding one): a name sorts before the longer ones it begins, and a directory
+/// before the names in it. Made once per path, not
 /// in each comparison (sorting 260,000 paths by their components took a quarter of a
 /// `--files-from --no-html` run, before any file could be looked at).
 fn walk_key(rel: &Path) -> Vec<u8> {
+    // A rank is at most the number of index names.
+    const _: () = assert!(html::INDEX_NAMES.len() <= u8::MAX as usize);
     let mut key = Vec::with_capacity(rel.as_os_str().len() + 16);
     for name in rel {
         let (rank, bytes) = sort_key(name);
-        // At most the number of index names.
         key.push(rank as u8);
         key.extend_from_slice(bytes);
         key.push(0);
@@ -146,6 +148,11 @@ fn skipped_ancestor(rules: &Rules, dir: &Path) -> Option<(Reason, String)> {
 /// if it leaves DIR.
 fn inside_root(listed: &Path, roots: &[PathBuf]) -> Result<PathBuf> {
     let outside = || anyhow!("listed file {} is outside DIR", listed.display());
+    // Only a newline-separated list can hold one.
+    if listed.as_os_str().as_bytes().contains(&0) {
+        let shown = listed.display().to_string().replace('\0', "\\0");
+        bail!("listed file {shown} contains a NUL byte, which no file name can hold");
+    }
     let rel = if listed.is_absolute() {
         roots
             .iter()

@@ -161,11 +161,11 @@ pub fn visit<P: Prepare>(
     })
 }
 
-/// Candidates from a list in one batch for a thread of the stat stage: small enough that a
+/// Listed files in one batch for a thread of the stat stage: small enough that a
 /// list of a few hundred pages read whole is spread over every thread (with batches of 512,
 /// python3.11-doc's 530 pages went to one), large enough that hand-overs cost nothing seen
 /// (with 32, `--no-html` over rust-doc's list took 8% longer). The read-ahead stays at
-/// 4,096 candidates.
+/// 4,096 files.
 const BATCH: usize = 64;
 
 /// A list's batches, as the stat stage's threads take them in turn: their receiver (None

@@ -123,7 +123,7 @@ pub(super) fn stat_pages<P: Prepare>(
     }
 }
 
-/// What a candidate's stat (following a symlink) makes of it: a page, or events.
+/// What a file's stat (its target's, for a symlink) makes of it: a page, or events.
 pub(super) fn judge(
     stat: io::Result<rustix::fs::Stat>,
     rel: PathBuf,
@@ -186,8 +186,8 @@ pub(super) fn judge(
     })
 }
 
-/// Stats files (following symlinks) through a descriptor of their directory, as find does:
-/// one short lookup per file instead of a lookup of every component of its path.
+/// A descriptor of the directory the files being looked at lie in, so that each is looked
+/// at as find does: one short lookup instead of a lookup of every component of its path.
 #[derive(Default)]
 struct Stats {
     dir: Option<(PathBuf, OwnedFd)>,

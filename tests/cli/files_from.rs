@@ -130,6 +130,19 @@ fn a_missing_or_outside_file_fails_the_run_and_keeps_the_old_sitemap() {
             "a.html\nmissing.html\n".to_string(),
             "missing.html cannot be read",
         ),
+        // Whatever the rules say of it.
+        (
+            "drafts/missing.html\n".to_string(),
+            "drafts/missing.html cannot be read",
+        ),
+        (
+            "a.html/x.html\n".to_string(),
+            "a.html/x.html cannot be read: Not a directory",
+        ),
+        (
+            "a.html\nbad\0name.html\n".to_string(),
+            "listed file bad\\0name.html contains a NUL byte",
+        ),
         (
             "../elsewhere.html\n".to_string(),
             "listed file ../elsewhere.html is outside DIR",
@@ -144,7 +157,7 @@ fn a_missing_or_outside_file_fails_the_run_and_keeps_the_old_sitemap() {
         ),
     ];
     for (list, message) in cases {
-        site.command(&["--files-from", "-"])
+        site.command(&["--files-from", "-", "--exclude", "drafts/"])
             .stdin(list)
             .run()
             .expect_code(1)
