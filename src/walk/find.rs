@@ -11,72 +11,52 @@ use std::sync::mpsc::SyncSender;
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::rules::Rules;
-use super::{BATCH, ListFrom, Listed, Settings};
+use super::{ListFrom, Listed, Settings};
 use crate::html;
 use crate::report::Reason;
 
 pub(super) struct Finder<'c> {
     settings: &'c Settings,
+    /// Files in a batch.
+    size: usize,
     batch: Vec<Listed>,
     sender: SyncSender<Vec<Listed>>,
 }
 
 impl<'c> Finder<'c> {
-    pub(super) fn new(settings: &'c Settings, sender: SyncSender<Vec<Listed>>) -> Finder<'c> {
+    pub(super) fn new(
+        settings: &'c Settings,
+        size: usize,
+        sender: SyncSender<Vec<Listed>>,
+    ) -> Finder<'c> {
         Finder {
             settings,
-            batch: Vec::with_capacity(BATCH),
+            size,
+            batch: Vec::with_capacity(size),
             sender,
         }
     }
 
     fn send(&mut self, listed: Listed) -> Result<()> {
         self.batch.push(listed);
-        if self.batch.len() == BATCH {
+        if self.batch.len() == self.size {
             self.flush()?;
         }
         Ok(())
     }
 
     pub(super) fn flush(&mut self) -> Result<()> {
-        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(self.size));
         // A closed channel means the consumer failed; its error is the one to report.
         self.sender
             .send(batch)
             .map_err(|_| anyhow!("the walk was stopped"))
     }
 
-    pub(super) fn list(&mut self, from: &ListFrom, separator: u8) -> Result<()> {
-        let data = match from {
-            ListFrom::Stdin => {
-                let mut data = Vec::new();
-                io::stdin()
-                    .read_to_end(&mut data)
-                    .context("cannot read the file list from standard input")?;
-                data
-            }
-            ListFrom::File(path) => fs::read(path)
-                .with_context(|| format!("cannot read the file list {}", path.display()))?,
-        };
+    /// Hands on the files `rels` (from `read_list`) in batches, each with whether the walk
+    /// would have entered the directories above it.
+    pub(super) fn send_all(&mut self, rels: Vec<PathBuf>) -> Result<()> {
         let root = &self.settings.root;
-        let roots = [root.canonicalize()?, std::path::absolute(root)?];
-        let mut rels = data
-            .split(|&byte| byte == separator)
-            // A list written on Windows ends its lines in CRLF.
-            .map(|item| match separator {
-                b'\n' => item.strip_suffix(b"\r").unwrap_or(item),
-                _ => item,
-            })
-            .filter(|item| !item.is_empty())
-            .map(|item| inside_root(Path::new(OsStr::from_bytes(item)), &roots))
-            .collect::<Result<Vec<_>>>()?;
-        // DIR itself (`find .` lists `.`) is a directory, not a page.
-        rels.retain(|rel| !rel.as_os_str().is_empty());
-        rels.sort_by_cached_key(|rel| walk_key(rel));
-        rels.dedup();
-
-        // What the stat stage is to make of each file (on its threads: its stat, the rules),
-        // and whether the walk would have entered the directories above it.
         let mut dir_skip: Option<(PathBuf, Option<(Reason, String)>)> = None;
         for rel in rels {
             let path = root.join(&rel);
@@ -94,8 +74,45 @@ impl<'c> Finder<'c> {
                 inside_skipped,
             })?;
         }
-        Ok(())
+        self.flush()
     }
+}
+
+/// The files of a list, relative to DIR, in the walk's order, each once; an error names a
+/// listed path that leaves DIR (or that no file name can be).
+pub(super) fn read_list(
+    settings: &Settings,
+    from: &ListFrom,
+    separator: u8,
+) -> Result<Vec<PathBuf>> {
+    let data = match from {
+        ListFrom::Stdin => {
+            let mut data = Vec::new();
+            io::stdin()
+                .read_to_end(&mut data)
+                .context("cannot read the file list from standard input")?;
+            data
+        }
+        ListFrom::File(path) => fs::read(path)
+            .with_context(|| format!("cannot read the file list {}", path.display()))?,
+    };
+    let root = &settings.root;
+    let roots = [root.canonicalize()?, std::path::absolute(root)?];
+    let mut rels = data
+        .split(|&byte| byte == separator)
+        // A list written on Windows ends its lines in CRLF.
+        .map(|item| match separator {
+            b'\n' => item.strip_suffix(b"\r").unwrap_or(item),
+            _ => item,
+        })
+        .filter(|item| !item.is_empty())
+        .map(|item| inside_root(Path::new(OsStr::from_bytes(item)), &roots))
+        .collect::<Result<Vec<_>>>()?;
+    // DIR itself (`find .` lists `.`) is a directory, not a page.
+    rels.retain(|rel| !rel.as_os_str().is_empty());
+    rels.sort_by_cached_key(|rel| walk_key(rel));
+    rels.dedup();
+    Ok(rels)
 }
 
 pub(super) const DIR_SYMLINK: &str = "a symlink to a directory (use -L to enter it)";

@@ -5,9 +5,9 @@
 //! does the caller's first work on each page (`Prepare`: reading it), as soon as the page is
 //! statted. The walk (`tree`) reads directories on several threads, each directory's pages
 //! (or each part of a large one's) statted and prepared by one thread, and puts their
-//! results back in order. A list is read and ordered on one thread (`find`), its files
-//! statted, ruled on and prepared on `-j` threads (`stat`), handed on in batches, put back
-//! in order.
+//! results back in order. A list is read and ordered first (`find`), then handed on by a
+//! thread of its own, in batches of a size its length sets, to `-j` threads that stat, rule
+//! on and prepare its files (`stat`); their results are put back in order.
 
 mod find;
 pub mod rules;
@@ -132,10 +132,12 @@ pub fn visit<P: Prepare>(
         }
         Source::List { from, separator } => (from, *separator),
     };
-    let (sender, unstatted) = sync_channel(BATCHES_AHEAD);
+    let rels = find::read_list(settings, from, separator)?;
+    let size = batch_size(rels.len(), threads);
+    let (sender, unstatted) = sync_channel(READ_AHEAD / size);
     let unstatted: Batches = Mutex::new(Some((unstatted, 0)));
     thread::scope(|scope| {
-        let (statted, receiver) = sync_channel(BATCHES_AHEAD);
+        let (statted, receiver) = sync_channel(READ_AHEAD / size);
         let stat_stage: Vec<_> = (0..threads.max(1))
             .map(|_| {
                 let (unstatted, statted) = (&unstatted, statted.clone());
@@ -143,10 +145,7 @@ pub fn visit<P: Prepare>(
             })
             .collect();
         drop(statted);
-        let finder = scope.spawn(move || {
-            let mut finder = Finder::new(settings, sender);
-            finder.list(from, separator).and_then(|()| finder.flush())
-        });
+        let finder = scope.spawn(move || Finder::new(settings, size, sender).send_all(rels));
         // The receiver goes with `consume`: a failed consumer stops the finder at its next send.
         let consumed = consume(receiver, report, &mut on_walked);
         let found = finder
@@ -161,17 +160,27 @@ pub fn visit<P: Prepare>(
     })
 }
 
-/// Listed files in one batch for a thread of the stat stage: small enough that a
-/// list of a few hundred pages read whole is spread over every thread (with batches of 512,
-/// python3.11-doc's 530 pages went to one), large enough that hand-overs cost nothing seen
-/// (with 32, `--no-html` over rust-doc's list took 8% longer). The read-ahead stays at
-/// 4,096 files.
-const BATCH: usize = 64;
+/// Listed files in one batch for a thread of the stat stage: enough batches for each thread
+/// to take `BATCHES_PER_THREAD`, so that a list of a few hundred pages read whole is spread
+/// over every thread (with batches of 512, python3.11-doc's 530 pages went to one); at least
+/// `MIN_BATCH` (with 32, `--no-html` over rust-doc's list took 8% longer than with 64), and
+/// at most `MAX_BATCH`, which a long list gets: each hand-over wakes a thread, and batches
+/// of 512 instead of 64 made `--no-html` over the 260,000 files of the 200k tree 10% faster.
+fn batch_size(files: usize, threads: usize) -> usize {
+    (files / (threads.max(1) * BATCHES_PER_THREAD)).clamp(MIN_BATCH, MAX_BATCH)
+}
+const BATCHES_PER_THREAD: usize = 32;
+const MIN_BATCH: usize = 64;
+const MAX_BATCH: usize = 512;
+
+/// Listed files read ahead of the caller (in each of the two stages' queues, which hold at
+/// least one batch).
+const READ_AHEAD: usize = 4 * 1024;
+const _: () = assert!(READ_AHEAD >= MAX_BATCH);
 
 /// A list's batches, as the stat stage's threads take them in turn: their receiver (None
 /// once the consumer is gone, which stops the finder) and how many were taken.
 type Batches = Mutex<Option<(Receiver<Vec<Listed>>, u64)>>;
-const BATCHES_AHEAD: usize = 4 * 1024 / BATCH;
 
 /// A listed file, in order, for the stat stage to look at: a page, or left out (a
 /// directory, the rules), or an error (it cannot be looked at).
@@ -235,5 +244,23 @@ impl Event {
             Event::Failed(err) => return Err(err),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_is_cut_into_batches_that_spread_over_every_thread() {
+        // python3.11-doc's 1,063 files: batches of the least size, 17 of them.
+        assert_eq!(batch_size(1_063, 2), MIN_BATCH);
+        // Enough batches for each thread to take 32 ...
+        assert_eq!(batch_size(10_000, 2), 156);
+        assert_eq!(batch_size(10_000, 1), 312);
+        // ... up to the largest batch: rust-doc's 32,771 files, the 200k tree's 260,001.
+        assert_eq!(batch_size(32_771, 2), MAX_BATCH);
+        assert_eq!(batch_size(260_001, 2), MAX_BATCH);
+        assert_eq!(batch_size(0, 0), MIN_BATCH);
     }
 }
