@@ -45,7 +45,7 @@ impl<'c> Finder<'c> {
         Ok(())
     }
 
-    pub(super) fn flush(&mut self) -> Result<()> {
+    fn flush(&mut self) -> Result<()> {
         let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(self.size));
         // A closed channel means the consumer failed; its error is the one to report.
         self.sender
@@ -130,9 +130,9 @@ pub(super) fn sort_key(name: &OsStr) -> (usize, &[u8]) {
 /// A key that sorts paths in the walk's order: name by name, each by `sort_key`. Each name
 /// is its rank and its bytes, ended by a NUL, which is in no name (`inside_root` refuses a
 /// listed path holding one): a name sorts before the longer ones it begins, and a directory
-/// before the names in it. Made once per path, not
-/// in each comparison (sorting 260,000 paths by their components took a quarter of a
-/// `--files-from --no-html` run, before any file could be looked at).
+/// before the names in it. Made once per path, not in each comparison (sorting 260,000
+/// paths by their components took a quarter of a `--files-from --no-html` run, before any
+/// file could be looked at).
 fn walk_key(rel: &Path) -> Vec<u8> {
     // A rank is at most the number of index names.
     const _: () = assert!(html::INDEX_NAMES.len() <= u8::MAX as usize);
