@@ -21,6 +21,7 @@ use url::Url;
 use crate::atomic::{Beside, Sink};
 use crate::changes;
 use crate::http::{Answer, Client};
+use crate::outputs::claim::RECEIPT_HEADER;
 use crate::report::{Report, Verbosity, count};
 use crate::url::BaseUrl;
 
@@ -218,17 +219,20 @@ struct Receipt {
     identity: String,
 }
 
-const RECEIPT_HEADER: &str = "sitemapgen-indexnow 1";
+/// The receipt's place: beside the changes file at `changes`, `FILE.submitted`.
+pub fn receipt_path(changes: &Path) -> PathBuf {
+    let mut path = changes.as_os_str().to_owned();
+    path.push(".submitted");
+    path.into()
+}
 
 impl Receipt {
     /// The receipt of the changes file at `changes`, which holds `contents`.
     fn of(changes: &Path, contents: &[u8]) -> Result<Receipt> {
         let meta = std::fs::metadata(changes)
             .with_context(|| format!("cannot read the changes file {}", changes.display()))?;
-        let mut path = changes.as_os_str().to_owned();
-        path.push(".submitted");
         Ok(Receipt {
-            path: path.into(),
+            path: receipt_path(changes),
             identity: format!(
                 "{} {}:{}:{}.{}",
                 blake3::hash(contents).to_hex(),

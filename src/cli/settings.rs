@@ -12,6 +12,7 @@ use anyhow::{Context, Result, bail};
 
 use super::args::Cli;
 use crate::decide::lastmod::{self, LastmodMode, StateSettings};
+use crate::outputs::claim::{self, Holds, Output};
 use crate::outputs::{self, Destination, Files, Format};
 use crate::report::Verbosity;
 use crate::run::Settings;
@@ -35,6 +36,11 @@ pub fn submit_settings(cli: Cli) -> Result<indexnow::Settings> {
     let Some(key) = indexnow_key(&cli)? else {
         bail!("--indexnow-submit needs the key: --indexnow-key-env or --indexnow-key-file {HINT}");
     };
+    let receipt = indexnow::receipt_path(&changes);
+    let what = format!("the receipt {}", receipt.display());
+    claim::check(&[Output::new(what, receipt, Holds::Receipt)], None, |_| {
+        false
+    })?;
     Ok(indexnow::Settings {
         changes,
         base,
@@ -148,12 +154,11 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         let format = (format, cli.gzip);
         Files::new(path, target, format, groups.names(), grouped)
     };
-    let mut destination = match cli.output {
+    let mut destination = match &cli.output {
         Some(path) if path.as_os_str() == "-" => Destination::Stdout,
         Some(path) => {
-            check_gzip_name(&path, cli.gzip)?;
-            let target = output_file(&path, &format!("-o {}", path.display()))?;
-            Destination::File(files(path, target))
+            check_gzip_name(path, cli.gzip)?;
+            Destination::File(files(path.clone(), path.clone()))
         }
         None => {
             let name = format!(
@@ -165,15 +170,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
                 if cli.gzip { ".gz" } else { "" }
             );
             let path = dir.join(name);
-            let what = format!("the output {}", path.display());
-            let target = output_file(&path, &what)?;
-            if path_inside(&dir, &target).is_none() {
-                bail!(
-                    "{what} is a symlink to a file outside DIR; sitemapgen writes outside \
-                     DIR only where -o says so\nhint: name it with -o, or remove the link"
-                );
-            }
-            Destination::File(files(path, target))
+            Destination::File(files(path.clone(), path))
         }
     };
     let own_output = match &destination {
@@ -213,10 +210,6 @@ pub fn settings(cli: Cli) -> Result<Settings> {
              output inside DIR, where they have public URLs"
         );
     }
-    let index_add = match (&destination, &dir_url) {
-        (Destination::File(files), Some(dir_url)) => index_add(cli.index_add, files, dir_url)?,
-        _ => Vec::new(),
-    };
     let rules = Rules::new(&RuleSpec {
         includes: &cli.include,
         excludes: &cli.exclude,
@@ -226,23 +219,53 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             .as_ref()
             .map(|(dir, files)| (dir.as_path(), *files)),
     })?;
-    let state = match cli.state {
-        None => None,
-        Some(path) => Some(output_file(&path, &format!("--state {}", path.display()))?),
+    let named = [
+        (cli.output.as_deref(), "-o"),
+        (cli.state.as_deref(), "--state"),
+        (cli.changes.as_deref(), "--changes"),
+    ];
+    let outputs = run_outputs(
+        named,
+        &destination,
+        &dir,
+        indexnow_key.as_ref(),
+        cli.write_xsl,
+    );
+    let targets = claim::check(
+        &outputs,
+        match &destination {
+            Destination::File(files) => Some(files),
+            Destination::Stdout => None,
+        },
+        |path| path_inside(&dir, path).is_some_and(|rel| rules.selects(&rel)),
+    )?;
+    let target = |holds| {
+        outputs
+            .iter()
+            .zip(&targets)
+            .find_map(|(output, target)| (output.holds == holds).then(|| target.clone()))
     };
-    let changes = match cli.changes {
-        None => None,
-        Some(path) => Some(output_file(
-            &path,
-            &format!("--changes {}", path.display()),
-        )?),
+    if let (Destination::File(files), Some(target)) = (&mut destination, target(Holds::Sitemap)) {
+        if cli.output.is_none() && path_inside(&dir, &target).is_none() {
+            bail!(
+                "the output {} is a symlink to a file outside DIR; sitemapgen writes outside \
+                 DIR only where -o says so\nhint: name it with -o, or remove the link",
+                files.path.display()
+            );
+        }
+        files.target = target;
+    }
+    let (state, changes) = (target(Holds::State), target(Holds::Changes));
+    let index_add = match (&destination, &dir_url) {
+        (Destination::File(files), Some(dir_url)) => {
+            let taken = |path: &Path| {
+                claim::output_at(path, &outputs, &targets).map(|output| output.what.clone())
+            };
+            let is_page = |path: &Path| path_inside(&dir, path).is_some_and(|r| rules.selects(&r));
+            index_add(cli.index_add, files, dir_url, (taken, is_page))?
+        }
+        _ => Vec::new(),
     };
-    if let Destination::File(files) = &destination {
-        check_outputs(&dir, &rules, files, state.as_deref(), cli.robots)?;
-    }
-    if let Some(changes) = &changes {
-        check_changes(&dir, &rules, changes, &destination, state.as_deref())?;
-    }
     let source = match cli.files_from {
         None => Source::Walk { follow: cli.follow },
         Some(from) => Source::List {
@@ -334,8 +357,14 @@ pub fn settings(cli: Cli) -> Result<Settings> {
 }
 
 /// `--index-add`'s URLs, each under the index's directory `dir_url` (the protocol lets an
-/// index list only those), none twice, none a file of this run's sitemap.
-fn index_add(urls: Vec<url::Url>, files: &Files, dir_url: &str) -> Result<Vec<String>> {
+/// index list only those), none twice; none a file this run writes (`taken` names the
+/// output at a path), nor a page (`is_page`), nor a file there that is not a sitemap.
+fn index_add(
+    urls: Vec<url::Url>,
+    files: &Files,
+    dir_url: &str,
+    (taken, is_page): (impl Fn(&Path) -> Option<String>, impl Fn(&Path) -> bool),
+) -> Result<Vec<String>> {
     let mut added: Vec<String> = Vec::with_capacity(urls.len());
     for url in urls {
         let url = String::from(url);
@@ -349,8 +378,20 @@ fn index_add(urls: Vec<url::Url>, files: &Files, dir_url: &str) -> Result<Vec<St
         if url.contains('#') || url.len() >= crate::url::MAX_LOC_LEN {
             bail!("{flag}: a sitemap's URL has no fragment and is under 2,048 characters");
         }
-        if outputs::name_beside(&url, dir_url).is_some_and(|name| files.is_ours(&name)) {
-            bail!("{flag} names a file this run writes");
+        if let Some(name) = outputs::name_beside(&url, dir_url) {
+            let path = files.dir().join(&name);
+            if files.is_ours(&name) {
+                bail!("{flag} names a file this run writes");
+            }
+            if let Some(output) = taken(&path) {
+                bail!("{flag} names {output}, which is no sitemap");
+            }
+            if is_page(&path) {
+                bail!("{flag} names a page of the site, which is no sitemap");
+            }
+            if !Holds::Sitemap.may_take(&path)? {
+                bail!("{flag} names {}, which is not a sitemap", path.display());
+            }
         }
         if added.contains(&url) {
             bail!("{flag} is given twice");
@@ -388,141 +429,45 @@ fn check_gzip_name(path: &Path, gzip: bool) -> Result<()> {
     }
 }
 
-/// The file a run replaces by a rename: a symlink's target (the link stays), never a
-/// device, pipe or directory. `what` names the path in messages.
-fn output_file(path: &Path, what: &str) -> Result<PathBuf> {
-    let not_regular = || format!("{what} is not a regular file");
-    match fs::symlink_metadata(path) {
-        Err(_) => Ok(path.to_path_buf()),
-        Ok(meta) if meta.is_file() => Ok(path.to_path_buf()),
-        Ok(meta) if meta.is_symlink() => match fs::canonicalize(path) {
-            Ok(target) if target.is_file() => Ok(target),
-            Ok(_) => bail!(not_regular()),
-            Err(err) => bail!("{what} is a symlink that cannot be followed: {err}"),
-        },
-        Ok(_) => bail!(not_regular()),
-    }
-}
-
-/// The files a run writes must not be one another, nor a page of the site, nor a file that
-/// is not what they hold: a sitemap replaces only a sitemap, a state only a state.
-fn check_outputs(
-    root: &Path,
-    rules: &Rules,
-    files: &Files,
-    state: Option<&Path>,
-    robots: bool,
-) -> Result<()> {
-    let output = files.target.as_path();
-    let robots_txt = root.join("robots.txt");
-    if let Some(rel) = path_inside(root, &files.path)
-        && !files.has_sitemap_extension()
-        && rules.selects(&rel)
-    {
-        bail!(
-            "-o {} is a page of the site (its name matches --include): the sitemap would \
-             replace it\nhint: name the output sitemap.xml",
-            files.path.display()
-        );
-    }
-    if same_file(output, &robots_txt) {
-        bail!(
-            "-o {} would replace the site's robots.txt\nhint: name the output sitemap.xml",
-            files.path.display()
-        );
-    }
-    if let Some(state) = state {
-        let clash = if same_file(state, output) {
-            Some("the sitemap")
-        } else if same_file(state, &robots_txt) && robots {
-            Some("robots.txt")
-        } else if state
-            .parent()
-            .zip(files.target.parent())
-            .is_some_and(|(a, b)| same_file(a, b))
-            && state.file_name().is_some_and(|name| files.is_ours(name))
-        {
-            Some("a file of the sitemap")
-        } else {
-            None
-        };
-        if let Some(clash) = clash {
-            bail!(
-                "--state {} is also {clash}: one would overwrite the other\n\
-                 hint: keep the state in a file of its own, such as sitemap.state",
-                state.display()
-            );
-        }
-        if let Some(rel) = path_inside(root, state)
-            && rules.selects(&rel)
-        {
-            bail!(
-                "--state {} is a page of the site (its name matches --include)\n\
-                 hint: keep the state in a file of its own, such as sitemap.state",
-                state.display()
-            );
-        }
-    }
-    if !outputs::looks_like_sitemap(output)? {
-        bail!(
-            "{} exists and is not a sitemap: the sitemap would replace it\n\
-             hint: name another output with -o, or remove that file",
-            output.display()
-        );
-    }
-    Ok(())
-}
-
-/// The changes file is a file of its own: not the sitemap, the state, nor a page.
-fn check_changes(
-    root: &Path,
-    rules: &Rules,
-    changes: &Path,
+/// Every file the run writes, for the one rule they all go through (`outputs::claim`):
+/// the sitemap, the state, the changes, robots.txt (edited under --robots, and never to be
+/// taken by another output), the IndexNow key file and the stylesheet.
+/// `named` holds the paths of -o, --state and --changes with their flags.
+fn run_outputs(
+    named: [(Option<&Path>, &str); 3],
     destination: &Destination,
-    state: Option<&Path>,
-) -> Result<()> {
-    let output = match destination {
-        Destination::File(files) => Some(files.target.as_path()),
-        Destination::Stdout => None,
-    };
-    let clash = [(output, "the sitemap"), (state, "the state")]
-        .into_iter()
-        .find(|(other, _)| other.is_some_and(|other| same_file(changes, other)));
-    if let Some((_, what)) = clash {
-        bail!(
-            "--changes {} is also {what}: one would overwrite the other",
-            changes.display()
-        );
+    dir: &Path,
+    key: Option<&indexnow::Key>,
+    write_xsl: bool,
+) -> Vec<Output> {
+    let [output, state, changes] = named;
+    // DIR's files of fixed names first: a clash is named after the output the user named.
+    let robots = dir.join("robots.txt");
+    let mut outputs = vec![Output::new(
+        format!("the site's robots.txt {}", robots.display()),
+        robots,
+        Holds::Robots,
+    )];
+    if let Some(key) = key {
+        outputs.push(publish::key_file(dir, key));
     }
-    if let Some(rel) = path_inside(root, changes)
-        && rules.selects(&rel)
-    {
-        bail!(
-            "--changes {} is a page of the site (its name matches --include)",
-            changes.display()
-        );
+    if write_xsl {
+        outputs.push(publish::stylesheet(dir));
     }
-    Ok(())
-}
-
-/// Whether two paths name one file (the same inode, or the same place for files that do not
-/// exist yet).
-fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (fs::metadata(a), fs::metadata(b)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        (Err(_), Err(_)) => {
-            let place = |path: &Path| {
-                let dir = match path.parent() {
-                    Some(dir) if !dir.as_os_str().is_empty() => dir,
-                    _ => Path::new("."),
-                };
-                Some((dir.canonicalize().ok()?, path.file_name()?.to_owned()))
-            };
-            place(a).is_some_and(|place_a| Some(place_a) == place(b))
+    if let Destination::File(files) = destination {
+        let what = match output {
+            (Some(path), flag) => format!("{flag} {}", path.display()),
+            (None, _) => format!("the output {}", files.path.display()),
+        };
+        outputs.push(Output::new(what, files.path.clone(), Holds::Sitemap));
+    }
+    for ((path, flag), holds) in [(state, Holds::State), (changes, Holds::Changes)] {
+        if let Some(path) = path {
+            let what = format!("{flag} {}", path.display());
+            outputs.push(Output::new(what, path.to_path_buf(), holds));
         }
-        _ => false,
     }
+    outputs
 }
 
 /// `path`'s location relative to `dir` when it lies inside it (or is it).

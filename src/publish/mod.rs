@@ -15,7 +15,8 @@ use anyhow::{Context, Result, bail};
 use crate::atomic::{self, Beside, Publishing, Replaced, Sink, Temp, Written};
 use crate::error::UsageError;
 use crate::indexnow;
-use crate::outputs::{self, Files, Format};
+use crate::outputs::claim::{self, Holds, Output};
+use crate::outputs::{Files, Format};
 use crate::report::{Report, Warning};
 use crate::url::{BaseUrl, encode_path};
 
@@ -32,18 +33,23 @@ pub struct Settings {
     pub write_xsl: bool,
 }
 
-/// The IndexNow key file DIR/KEY.txt, when it must be written: search engines fetch it to
-/// check that a submission comes from the site. One that holds the key already stays as it
-/// is.
+/// The IndexNow key file DIR/KEY.txt, as an output of the run. The key is a secret until
+/// the site is deployed: messages do not name the file.
+pub fn key_file(root: &Path, key: &indexnow::Key) -> Output {
+    Output::new(
+        "the IndexNow key file in DIR (KEY.txt, named after the key)",
+        root.join(key.file_name()),
+        Holds::KeyFile,
+    )
+}
+
+/// The IndexNow key file, when it must be written: search engines fetch it to check that a
+/// submission comes from the site. One that holds the key already stays as it is.
 pub fn plan_key_file(settings: &Settings) -> Result<Option<(Written<Beside>, PathBuf)>> {
     let Some(key) = &settings.indexnow_key else {
         return Ok(None);
     };
-    // The key is a secret until the site is deployed: messages do not name the file.
-    let path = settings.root.join(key.file_name());
-    let key = key.as_str().as_bytes();
-    let what = "the IndexNow key file in DIR (KEY.txt, named after the key)";
-    own_file(&path, what, key, |held| held.trim_ascii() == key, |_| false)
+    own_file(&key_file(&settings.root, key), key.as_str().as_bytes())
 }
 
 /// The name of `--write-xsl`'s stylesheet, at the root of DIR.
@@ -52,37 +58,25 @@ pub const STYLESHEET: &str = "sitemap.xsl";
 /// What `--write-xsl` writes.
 const STYLESHEET_XSL: &[u8] = include_bytes!("sitemap.xsl");
 
+/// DIR/sitemap.xsl, as an output of the run.
+pub fn stylesheet(root: &Path) -> Output {
+    let path = root.join(STYLESHEET);
+    Output::new(path.display().to_string(), path, Holds::Stylesheet)
+}
+
 /// DIR/sitemap.xsl under --write-xsl, when it must be written: missing, or an earlier
 /// version of ours (its comment says whose it is). Someone else's stylesheet stays.
 pub fn plan_stylesheet(settings: &Settings) -> Result<Option<(Written<Beside>, PathBuf)>> {
     if !settings.write_xsl {
         return Ok(None);
     }
-    let path = settings.root.join(STYLESHEET);
-    let what = format!("DIR/{STYLESHEET}");
-    let ours = |held: &[u8]| {
-        let mark = b"<!-- sitemapgen's default stylesheet";
-        held.windows(mark.len()).take(200).any(|w| w == mark)
-    };
-    own_file(
-        &path,
-        &what,
-        STYLESHEET_XSL,
-        |held| held == STYLESHEET_XSL,
-        ours,
-    )
+    own_file(&stylesheet(&settings.root), STYLESHEET_XSL)
 }
 
-/// A file of ours in DIR, `contents` written beside `path` when the file is missing or
-/// `replaceable`; None when it already holds what it should (`same`); an error when it is
-/// someone else's (or a symlink, a directory).
-fn own_file(
-    path: &Path,
-    what: &str,
-    contents: &[u8],
-    same: impl Fn(&[u8]) -> bool,
-    replaceable: impl Fn(&[u8]) -> bool,
-) -> Result<Option<(Written<Beside>, PathBuf)>> {
+/// A file of ours in DIR, `contents` written beside its path unless it holds them already;
+/// an error when the file is one the output may not replace (or a symlink, a directory).
+fn own_file(output: &Output, contents: &[u8]) -> Result<Option<(Written<Beside>, PathBuf)>> {
+    let (what, path) = (&output.what, &output.path);
     match std::fs::symlink_metadata(path) {
         Err(_) => {}
         Ok(meta) if !meta.is_file() => {
@@ -90,21 +84,16 @@ fn own_file(
         }
         Ok(_) => {
             let held = std::fs::read(path).with_context(|| format!("cannot read {what}"))?;
-            if same(&held) {
+            if held.trim_ascii() == contents.trim_ascii() {
                 return Ok(None);
             }
-            if !replaceable(&held) {
-                bail!("{what} exists and holds something else than sitemapgen would write there");
-            }
+            claim::refuse_foreign(output, path)?;
         }
     }
     let context = || format!("cannot write {what}");
     let mut sink = Sink::new(Beside::of(path).with_context(context)?, false);
     sink.write_all(contents).with_context(context)?;
-    Ok(Some((
-        sink.finish().with_context(context)?,
-        path.to_path_buf(),
-    )))
+    Ok(Some((sink.finish().with_context(context)?, path.clone())))
 }
 
 /// What DIR/robots.txt must become under --robots; a warning when crawlers will not read it.
@@ -158,13 +147,9 @@ pub fn commit(
         if std::fs::symlink_metadata(path).is_ok_and(|meta| !meta.is_file()) {
             bail!("cannot write {}: it is not a regular file", path.display());
         }
-        if !outputs::looks_like_sitemap(path)? {
-            return Err(UsageError(format!(
-                "{} exists and is not a sitemap: a shard of the sitemap would replace it\n\
-                 hint: name the output otherwise with -o, or remove that file",
-                path.display()
-            ))
-            .into());
+        let shard = Output::new(path.display().to_string(), path.clone(), Holds::Sitemap);
+        if let Err(err) = claim::refuse_foreign(&shard, path) {
+            return Err(UsageError(format!("{err:#}")).into());
         }
     }
     let robots = match &robots {
@@ -236,7 +221,7 @@ fn remove_stale(
                 ),
                 "left as it is (remove it if it holds an earlier sitemap)",
             )?,
-            Ok(meta) if meta.is_file() && outputs::looks_like_sitemap(&files.path)? => {
+            Ok(meta) if meta.is_file() && Holds::Sitemap.may_take(&files.path)? => {
                 stale.push(files.path.clone());
             }
             _ => {}

@@ -133,8 +133,11 @@ fn the_stylesheet_is_written_once_and_never_over_someone_elses() {
     fs::write(&xsl, "<xsl:stylesheet/>").unwrap();
     let sitemap = fs::read(site.sitemap_path()).unwrap();
     site.run(&["--write-xsl", "--lastmod", "2020-01-01"])
-        .expect_code(1)
-        .stderr_has(&["DIR/sitemap.xsl exists and holds something else"]);
+        .expect_code(2)
+        .stderr_has(&[
+            &format!("{} exists and holds something else", xsl.display()),
+            "than sitemapgen's stylesheet",
+        ]);
     assert_eq!(fs::read(site.sitemap_path()).unwrap(), sitemap);
     // --xsl names another stylesheet: it is the one the sitemap points to.
     fs::remove_file(&xsl).unwrap();

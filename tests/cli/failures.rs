@@ -431,7 +431,7 @@ fn an_output_may_not_replace_a_page_the_state_robots_txt_or_another_file() {
         ),
         (
             vec!["-o".into(), site.path("robots.txt").into()],
-            "would replace the site's robots.txt",
+            "is also robots.txt",
         ),
         (
             vec![
@@ -489,15 +489,7 @@ fn an_output_may_not_replace_a_page_the_state_robots_txt_or_another_file() {
         ),
     ];
     fs::write(site.outside().join("notes.txt"), "my notes\n").unwrap();
-    for (args, message) in cases {
-        let before = snapshot(&site);
-        site.command(&[])
-            .args(&args)
-            .run()
-            .expect_code(2)
-            .stderr_has(&["sitemapgen: error: ", message]);
-        assert_eq!(snapshot(&site), before, "{args:?}");
-    }
+    refused(&site, cases);
     // The default output, a symlink planted in DIR to a file outside it, is not followed.
     let theirs = site.outside().join("theirs.xml");
     fs::write(&theirs, OLD_SITEMAP).unwrap();
@@ -516,6 +508,104 @@ fn an_output_may_not_replace_a_page_the_state_robots_txt_or_another_file() {
         .expect_code(2)
         .stderr_has(&["sitemap-2.xml exists and is not a sitemap"]);
     assert_eq!(snapshot(&site), before);
+}
+
+/// Each run of `cases` (arguments, a part of the message) fails with exit 2, changing nothing.
+fn refused(site: &Site, cases: Vec<(Vec<std::ffi::OsString>, &str)>) {
+    refused_with(site, ("SITEMAPGEN_TEST_UNUSED", ""), cases);
+}
+
+/// `refused`, with the variable `env` set.
+fn refused_with(site: &Site, env: (&str, &str), cases: Vec<(Vec<std::ffi::OsString>, &str)>) {
+    for (args, message) in cases {
+        let before = snapshot(site);
+        site.command(&[])
+            .args(&args)
+            .env(env.0, env.1)
+            .run()
+            .expect_code(2)
+            .stderr_has(&["sitemapgen: error: ", message]);
+        assert_eq!(snapshot(site), before, "{args:?}");
+    }
+}
+
+#[test]
+fn the_changes_file_replaces_only_an_earlier_changes_file() {
+    use std::os::unix::fs::symlink;
+    let (site, state) = site_with_robots();
+    let key = "changes-key-0001";
+    site.write(format!("{key}.txt"), key);
+    site.write("sitemap.xsl", "<xsl:stylesheet/>");
+    site.write("README.md", "# my notes\n");
+    symlink(site.path("robots.txt"), site.outside().join("to-robots")).unwrap();
+    symlink(site.path("README.md"), site.outside().join("to-readme")).unwrap();
+    let with_state = |changes: std::path::PathBuf| -> Vec<std::ffi::OsString> {
+        vec![
+            "--state".into(),
+            state.clone().into(),
+            "--changes".into(),
+            changes.into(),
+        ]
+    };
+    let mut with_key = with_state(site.path(format!("{key}.txt")));
+    with_key.extend(["--indexnow-key-env".into(), "K".into()]);
+    let cases = vec![
+        (with_state(site.path("robots.txt")), "is also robots.txt"),
+        (with_key, "is also the IndexNow key file"),
+        (
+            with_state(site.path(format!("{key}.txt"))),
+            "exists and is not a changes file of sitemapgen",
+        ),
+        (
+            with_state(site.path("sitemap.xsl")),
+            "exists and is not a changes file of sitemapgen",
+        ),
+        (
+            with_state(site.path("README.md")),
+            "README.md exists and is not a changes file of sitemapgen",
+        ),
+        (
+            with_state(site.outside().join("to-robots")),
+            "is also robots.txt",
+        ),
+        (
+            with_state(site.outside().join("to-readme")),
+            "exists and is not a changes file of sitemapgen",
+        ),
+        (
+            with_state(site.path("sitemap-3.xml")),
+            "is also a file of the sitemap",
+        ),
+    ];
+    refused_with(&site, ("K", key), cases);
+    // A key file named like a text shard: two outputs of one run never share a name.
+    let args = [
+        "--format",
+        "txt",
+        "--max-urls",
+        "1",
+        "--indexnow-key-env",
+        "K",
+    ];
+    refused_with(
+        &site,
+        ("K", "sitemap-1"),
+        vec![(
+            args.iter().map(Into::into).collect(),
+            "the IndexNow key file in DIR (KEY.txt, named after the key) is also a file of the \
+             sitemap",
+        )],
+    );
+    // An earlier changes file is replaced.
+    let changes = site.outside().join("sitemap.changes");
+    fs::write(&changes, "redated https://example.com/a.html\n").unwrap();
+    site.command(&["--state"])
+        .arg(&state)
+        .arg("--changes")
+        .arg(&changes)
+        .run()
+        .success();
+    assert_eq!(fs::read_to_string(&changes).unwrap(), "");
 }
 
 #[test]

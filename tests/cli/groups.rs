@@ -325,6 +325,57 @@ fn robots_txt_names_the_index_and_the_config_file_takes_groups() {
 }
 
 #[test]
+fn index_add_never_lists_another_output_a_page_or_a_file_that_is_no_sitemap() {
+    let site = Site::with_pages(&["blog/a.html", "c.html"]);
+    site.write("robots.txt", "User-agent: *\nDisallow: /private/\n");
+    site.write("notes.xml", "<notes/>");
+    let key = "index-add-key-01";
+    let state = site.path("sitemap.state");
+    let state = state.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--index-add", "https://example.com/robots.txt"],
+            "names the site's robots.txt",
+        ),
+        (
+            &[
+                "--state",
+                state,
+                "--index-add",
+                "https://example.com/sitemap.state",
+            ],
+            "names --state",
+        ),
+        (
+            &[
+                "--indexnow-key-env",
+                "K",
+                "--index-add",
+                "https://example.com/index-add-key-01.txt",
+            ],
+            "names the IndexNow key file in DIR",
+        ),
+        (
+            &["--index-add", "https://example.com/c.html"],
+            "names a page of the site",
+        ),
+        (
+            &["--index-add", "https://example.com/notes.xml"],
+            "notes.xml, which is not a sitemap",
+        ),
+    ];
+    for (args, message) in cases {
+        let before = site.all_files();
+        site.command(args)
+            .env("K", key)
+            .run()
+            .expect_code(2)
+            .stderr_has(&["sitemapgen: error: --index-add ", message]);
+        assert_eq!(site.all_files(), before, "{args:?}");
+    }
+}
+
+#[test]
 fn what_cannot_be_grouped_is_a_usage_error_and_nothing_is_written() {
     let site = Site::with_pages(&["blog/a.html", "c.html"]);
     let old = crate::harness::OLD_SITEMAP;

@@ -176,6 +176,14 @@ fn ci_without_a_cache_keeps_every_date_and_tells_indexnow_the_one_page_that_chan
         .success()
         .stderr_has(&["submitted already"]);
     assert_eq!(indexnow.requests().len(), 1);
+    // A file of someone else's where the receipt goes is never replaced.
+    let receipt = third.outside().join("changes.txt.submitted");
+    fs::write(&receipt, "my notes\n").unwrap();
+    submit(&third, &indexnow)
+        .expect_code(2)
+        .stderr_has(&["changes.txt.submitted exists and is not a receipt of sitemapgen"]);
+    assert_eq!(fs::read_to_string(&receipt).unwrap(), "my notes\n");
+    assert_eq!(indexnow.requests().len(), 1);
 }
 
 #[test]
@@ -653,7 +661,7 @@ fn what_ci_options_need_is_checked_before_any_work() {
         .command(&["--indexnow-key-env", "TEST_INDEXNOW_KEY"])
         .env("TEST_INDEXNOW_KEY", KEY)
         .run();
-    run.expect_code(1)
+    run.expect_code(2)
         .stderr_has(&["the IndexNow key file in DIR", "holds something else"]);
     assert!(!run.stderr().contains(KEY));
     assert!(!site.sitemap_path().exists());

@@ -32,7 +32,7 @@ use crate::input;
 use crate::scan::digest::DigestRules;
 pub use crate::walk::Stamp;
 
-const MAGIC: &str = "sitemapgen-state";
+use crate::outputs::claim::STATE_MAGIC as MAGIC;
 const VERSION: &str = "2";
 
 #[derive(Debug, Clone, PartialEq, Eq)]

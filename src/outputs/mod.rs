@@ -1,5 +1,8 @@
 //! The files a run writes, by name: the sitemap (or standard output), the shards or the
-//! groups' sitemaps beside it, and what a file must be for an output to replace it.
+//! groups' sitemaps beside it; and the one rule every file a run writes goes through
+//! (`claim`).
+
+pub mod claim;
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
@@ -263,16 +266,6 @@ pub fn is_group_name(name: &[u8]) -> bool {
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         && !ends_in_number
-}
-
-/// Whether the file at `path` may be replaced by a sitemap: it does not exist, is empty, or
-/// is a sitemap (an XML urlset or index, gzipped or not, or a text sitemap). Anything else
-/// is someone's file that a sitemap must not overwrite.
-pub fn looks_like_sitemap(path: &Path) -> Result<bool> {
-    Ok(match sniff(path)? {
-        None => true,
-        Some(start) => String::from_utf8_lossy(&start).trim().is_empty() || begins_sitemap(&start),
-    })
 }
 
 /// The first bytes of the file at `path`, decompressed if it is gzip; None if there is none.
