@@ -170,10 +170,20 @@ impl Files {
             })
     }
 
+    /// Whether `name`, in the output's directory, is named like a file a run of ours with
+    /// this output writes, whatever its groups: the output, a shard, a group's sitemap.
+    pub fn named_like_ours(&self, name: &OsStr) -> bool {
+        self.is_ours(name)
+            || EXTENSIONS
+                .iter()
+                .any(|ext| group_part(name.as_bytes(), &self.stem, ext).is_some())
+    }
+
     /// What an earlier run left that this one, which writes `written`, does not replace:
-    /// shards of this run's format, and groups' sitemaps of this format that begin with our
-    /// mark (a group since renamed or dropped, or an earlier grouped run's), unless
-    /// `--index-add` lists them.
+    /// shards of this run's format (gzipped or not, as this run: of the other compression,
+    /// a run before --gzip was switched, only those that are sitemaps), and groups'
+    /// sitemaps of this format that begin with our mark (a group since renamed or dropped,
+    /// or an earlier grouped run's), unless `--index-add` lists them.
     pub fn stale(&self, written: &[PathBuf]) -> Result<Vec<PathBuf>> {
         let mut stale = Vec::new();
         let entries = fs::read_dir(&self.dir)
@@ -186,13 +196,27 @@ impl Files {
                 continue;
             }
             let name = name.as_bytes();
-            // A group's file is read for the mark only when it is a file, not through a link.
-            if shard_number(name, &self.stem, self.extension).is_some()
-                || (group_part(name, &self.stem, self.extension).is_some()
+            for extension in [self.extension, self.other_compression()] {
+                let shard = shard_number(name, &self.stem, extension).is_some();
+                if shard && extension == self.extension {
+                    stale.push(path);
+                    break;
+                }
+                // Read only when it is a file, not through a link: a group's file for our
+                // mark, the other compression's shard for a sitemap.
+                if (shard || group_part(name, &self.stem, extension).is_some())
                     && entry.file_type()?.is_file()
-                    && sniff(&path)?.is_some_and(|start| begins_group(&start)))
-            {
-                stale.push(path);
+                    && sniff(&path)?.is_some_and(|start| {
+                        if shard {
+                            begins_sitemap(&start)
+                        } else {
+                            begins_group(&start)
+                        }
+                    })
+                {
+                    stale.push(path);
+                    break;
+                }
             }
         }
         stale.sort();
@@ -201,6 +225,24 @@ impl Files {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// This run's extension with gzip's added or taken away.
+    fn other_compression(&self) -> &'static str {
+        match self.extension {
+            ".xml" => ".xml.gz",
+            ".xml.gz" => ".xml",
+            ".txt" => ".txt.gz",
+            _ => ".txt",
+        }
+    }
+
+    /// The output under its name in the other compression (`sitemap.xml` beside
+    /// `sitemap.xml.gz`): an earlier run's, before --gzip was switched.
+    pub fn other_output(&self) -> PathBuf {
+        let mut name = self.stem.clone();
+        name.extend_from_slice(self.other_compression().as_bytes());
+        self.dir.join(OsString::from_vec(name))
     }
 
     /// The path of shard `n` (from 1).

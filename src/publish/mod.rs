@@ -8,7 +8,7 @@ pub mod robots;
 
 use std::path::{Path, PathBuf};
 
-use std::io::Write;
+use std::io::{Read, Write};
 
 use anyhow::{Context, Result, bail};
 
@@ -17,6 +17,7 @@ use crate::error::UsageError;
 use crate::indexnow;
 use crate::outputs::claim::{self, Holds, Output};
 use crate::outputs::{Files, Format};
+use crate::previous::{self, Document};
 use crate::report::{Report, Warning};
 use crate::url::{BaseUrl, encode_path};
 
@@ -227,6 +228,19 @@ fn remove_stale(
             _ => {}
         }
     }
+    // An index of the other compression's (a run before --gzip was switched) that lists
+    // only files of ours. An unsplit sitemap there stays: it may be another tool's.
+    let other = files.other_output();
+    if std::fs::symlink_metadata(&other).is_ok_and(|meta| meta.is_file())
+        && Holds::Sitemap.may_take(&other)?
+        && let Ok(Document::Index(locs)) = previous::parse(read_index(&other)?, &other.display())
+        && locs.iter().all(|loc| {
+            let name = loc.rsplit('/').next().unwrap_or_default();
+            !name.is_empty() && files.named_like_ours(name.as_ref())
+        })
+    {
+        stale.push(other);
+    }
     for path in stale {
         if let Err(err) = std::fs::remove_file(&path) {
             report.warn(
@@ -237,6 +251,19 @@ fn remove_stale(
         }
     }
     Ok(())
+}
+
+/// The bytes of the index at `path`, as far as an index may go (the protocol's 50 MiB, or
+/// its gzip: what lies beyond makes it no index of ours).
+fn read_index(path: &Path) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| {
+            file.take(crate::sitemap::xml::MAX_BYTES)
+                .read_to_end(&mut bytes)
+        })
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(bytes)
 }
 
 /// Temp files of killed runs, where ours are made: in `dirs` (DIR, the output's directory,

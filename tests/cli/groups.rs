@@ -171,8 +171,9 @@ fn a_group_past_the_limit_is_split_and_every_file_is_valid_plain_or_gzip() {
             "the newest of blog part 2 (p002, p003)"
         );
     }
-    // Each format's run replaced only its own files.
-    assert!(site.path("sitemap-blog-1.xml").exists());
+    // The gzip run removed the plain run's files: the run switched --gzip on.
+    assert!(!site.path("sitemap-blog-1.xml").exists());
+    assert!(!site.path("sitemap.xml").exists());
 }
 
 #[test]
@@ -296,6 +297,73 @@ fn stale_groups_files_go_and_others_sitemaps_stay() {
         foreign.as_bytes()
     );
     validate::sitemap(&site.sitemap_path(), BASE);
+}
+
+#[test]
+fn switching_gzip_on_or_off_removes_the_other_compressions_index_and_its_files() {
+    let site = Site::with_pages(&["blog/a.html", "c.html", "d.html"]);
+    let sitemaps = |site: &Site| -> Vec<String> {
+        let mut names: Vec<String> = site
+            .all_files()
+            .iter()
+            .map(|p| {
+                p.strip_prefix(&site.root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .filter(|name| name.starts_with("sitemap") || name.starts_with("other"))
+            .collect();
+        names.sort();
+        names
+    };
+    let group = ["--group", "blog=blog/**"];
+    let gzip = ["--gzip", "-o"];
+    let gz_output = site.path("sitemap.xml.gz");
+    let gz_output = gz_output.to_str().unwrap();
+    site.run(&group).success();
+    site.command(&group)
+        .args(gzip)
+        .arg(gz_output)
+        .run()
+        .success();
+    assert_eq!(
+        sitemaps(&site),
+        [
+            "sitemap-blog.xml.gz",
+            "sitemap-pages.xml.gz",
+            "sitemap.xml.gz"
+        ]
+    );
+    // And back, with the index split into shards.
+    site.run(&["--max-urls", "2"]).success();
+    assert_eq!(
+        sitemaps(&site),
+        ["sitemap-1.xml", "sitemap-2.xml", "sitemap.xml"]
+    );
+    site.command(&["--max-urls", "2"])
+        .args(gzip)
+        .arg(gz_output)
+        .run()
+        .success();
+    assert_eq!(
+        sitemaps(&site),
+        ["sitemap-1.xml.gz", "sitemap-2.xml.gz", "sitemap.xml.gz"]
+    );
+    // An unsplit sitemap of the other compression may be another tool's, and so may an
+    // index that lists other files than ours: both stay.
+    site.write("sitemap.xml", crate::harness::OLD_SITEMAP);
+    site.command(&[]).args(gzip).arg(gz_output).run().success();
+    assert_eq!(sitemaps(&site), ["sitemap.xml", "sitemap.xml.gz"]);
+    let theirs = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+        <sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+        <sitemap><loc>https://example.com/other.xml</loc></sitemap></sitemapindex>\n";
+    site.write("sitemap.xml", theirs);
+    site.command(&[]).args(gzip).arg(gz_output).run().success();
+    assert_eq!(
+        fs::read_to_string(site.path("sitemap.xml")).unwrap(),
+        theirs
+    );
 }
 
 #[test]
