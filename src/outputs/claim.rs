@@ -34,8 +34,6 @@ pub enum Holds {
     Receipt,
 }
 
-/// The first line of a state (see `decide::lastmod::state`).
-pub const STATE_MAGIC: &str = "sitemapgen-state";
 /// The first line of `--indexnow-submit`'s receipt.
 pub const RECEIPT_HEADER: &str = "sitemapgen-indexnow 1";
 /// What begins the comment of `--write-xsl`'s stylesheet, which says whose it is.
@@ -79,9 +77,10 @@ impl Holds {
         }
     }
 
-    /// Whether a symlink in the output's place is followed (its target replaced, the link
-    /// kept) rather than refused.
-    fn follows_links(self) -> bool {
+    /// Whether the user names the output's path: a symlink there is followed (its target
+    /// replaced, the link kept), and a page there is refused. DIR's files of fixed names
+    /// are written only as files of their own, and the walk never takes them for pages.
+    fn named_by_user(self) -> bool {
         matches!(self, Holds::Sitemap | Holds::State | Holds::Changes)
     }
 
@@ -103,10 +102,11 @@ impl Holds {
         }
         match self {
             Holds::Sitemap => begins_sitemap(start),
-            Holds::State => text.starts_with(STATE_MAGIC.as_bytes()),
             Holds::Changes => begins_changes(start),
-            // Edited, its rules kept: only a Sitemap line is ours.
-            Holds::Robots => true,
+            // Read whole before anything is written, by readers that refuse what they cannot
+            // take with their own reason: the state (anything but a state of ours), and
+            // robots.txt, which is edited, its rules kept.
+            Holds::State | Holds::Robots => true,
             Holds::KeyFile => name.as_bytes().strip_suffix(b".txt") == Some(text),
             Holds::Stylesheet => start
                 .windows(STYLESHEET_MARK.len())
@@ -167,7 +167,7 @@ pub fn check(
         let target = target(output)?;
         let exempt =
             output.holds == Holds::Sitemap && sitemap.is_some_and(Files::has_sitemap_extension);
-        if !exempt && is_page(&output.path) {
+        if output.holds.named_by_user() && !exempt && is_page(&output.path) {
             bail!(
                 "{} is a page of the site (its name matches --include): {} would replace \
                  it{}",
@@ -220,10 +220,9 @@ pub fn output_at<'o>(
         .find_map(|(output, target)| same_file(path, target).then_some(output))
 }
 
-/// Refuses a file at `target` that `output` may not replace. robots.txt is edited, not
-/// replaced, and read for its rules whatever it is: its plan refuses what it cannot edit.
+/// Refuses a file at `target` that `output` may not replace.
 pub fn refuse_foreign(output: &Output, target: &Path) -> Result<()> {
-    if output.holds != Holds::Robots && !output.holds.may_take(target)? {
+    if !matches!(output.holds, Holds::State | Holds::Robots) && !output.holds.may_take(target)? {
         bail!(
             "{} exists and {}: {} would replace it{}",
             output.what,
@@ -247,13 +246,14 @@ fn hint(holds: Holds) -> String {
 fn target(output: &Output) -> Result<PathBuf> {
     let what = &output.what;
     let path = &output.path;
+    // robots.txt is read for its rules whatever it is: its plan refuses what it cannot edit.
     if output.holds == Holds::Robots {
         return Ok(path.clone());
     }
     match fs::symlink_metadata(path) {
         Err(_) => Ok(path.clone()),
         Ok(meta) if meta.is_file() => Ok(path.clone()),
-        Ok(meta) if meta.is_symlink() && output.holds.follows_links() => {
+        Ok(meta) if meta.is_symlink() && output.holds.named_by_user() => {
             match fs::canonicalize(path) {
                 Ok(target) if target.is_file() => Ok(target),
                 Ok(_) => bail!("{what} is not a regular file"),
@@ -300,8 +300,6 @@ mod tests {
         let cases: &[(Holds, &str, bool)] = &[
             (Holds::Sitemap, "<urlset xmlns=\"…\">", true),
             (Holds::Sitemap, "User-agent: *\n", false),
-            (Holds::State, "sitemapgen-state 2\ndigest", true),
-            (Holds::State, "<urlset>", false),
             (
                 Holds::Changes,
                 "added https://e.com/a\nremoved https://e.com/b\n",

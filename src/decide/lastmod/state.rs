@@ -32,7 +32,7 @@ use crate::input;
 use crate::scan::digest::DigestRules;
 pub use crate::walk::Stamp;
 
-use crate::outputs::claim::STATE_MAGIC as MAGIC;
+const MAGIC: &str = "sitemapgen-state";
 const VERSION: &str = "2";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
