@@ -1,13 +1,12 @@
 //! Files that appear whole or not at all: each is written to a temp file beside its target
 //! and renamed over it only when complete; a run that fails leaves every target as it was.
-//! Temp files of killed runs are cleaned up by later runs, never those of a live one.
+//! Temp files of killed runs are removed by the next run, never those of a live one.
 
 use std::fs::{self, File, Permissions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use flate2::write::GzEncoder;
@@ -38,15 +37,25 @@ pub struct Beside(NamedTempFile);
 
 impl Beside {
     pub fn in_dir(dir: &Path) -> Result<Beside> {
-        // 0o666 less the umask, as any newly created file: web servers must read it.
-        let temp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .suffix(TEMP_SUFFIX)
-            .permissions(Permissions::from_mode(0o666))
-            .tempfile_in(dir)
-            .and_then(|temp| lock(temp.as_file()).map(|()| temp))
-            .with_context(|| format!("cannot create a temp file in {}", dir.display()))?;
-        Ok(Beside(temp))
+        let made = || -> io::Result<Beside> {
+            for _ in 0..TRIES {
+                // 0o666 less the umask, as any newly created file: web servers must read it.
+                let temp = tempfile::Builder::new()
+                    .prefix(TEMP_PREFIX)
+                    .suffix(TEMP_SUFFIX)
+                    .permissions(Permissions::from_mode(0o666))
+                    .tempfile_in(dir)?;
+                if lock_new(temp.as_file(), temp.path())? {
+                    return Ok(Beside(temp));
+                }
+                // Taken for a leftover: the run that took it removes it, if it is not gone.
+                let _ = temp.keep();
+            }
+            Err(io::Error::other(
+                "another run removed each one as it was made",
+            ))
+        };
+        made().with_context(|| format!("cannot create a temp file in {}", dir.display()))
     }
 
     /// A temp file to be renamed over `path`.
@@ -240,17 +249,25 @@ pub struct Replaced {
 impl Replaced {
     pub fn new(written: Written<Beside>, target: &Path) -> Result<Replaced> {
         let previous = if target.exists() {
-            let link = tempfile::Builder::new()
-                .prefix(TEMP_PREFIX)
-                .suffix(TEMP_SUFFIX)
-                .make_in(dir_of(target), |path| {
-                    fs::hard_link(target, path)?;
-                    let link = File::open(path)?;
-                    lock(&link)?;
-                    Ok(link)
-                })
-                .with_context(|| format!("cannot keep a copy of {}", target.display()))?;
-            Some(link)
+            let linked = || -> io::Result<NamedTempFile<File>> {
+                for _ in 0..TRIES {
+                    let link = tempfile::Builder::new()
+                        .prefix(TEMP_PREFIX)
+                        .suffix(TEMP_SUFFIX)
+                        .make_in(dir_of(target), |path| {
+                            fs::hard_link(target, path)?;
+                            File::open(path)
+                        })?;
+                    if lock_new(link.as_file(), link.path())? {
+                        return Ok(link);
+                    }
+                    let _ = link.keep();
+                }
+                Err(io::Error::other(
+                    "another run removed each link as it was made",
+                ))
+            };
+            Some(linked().with_context(|| format!("cannot keep a copy of {}", target.display()))?)
         } else {
             None
         };
@@ -281,17 +298,28 @@ impl Replaced {
 }
 
 /// Every temp file of ours is locked (flock) while its run lives: a leftover that can be
-/// locked belongs to a run that was killed.
-fn lock(file: &File) -> io::Result<()> {
-    rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive)?;
-    Ok(())
+/// locked belongs to a run that was killed, or to one that made it a moment ago and has not
+/// locked it yet. So a run locks the file it made, then checks that it is still there: if
+/// another run took it for a leftover meanwhile, it makes another. Returns whether `file`,
+/// made at `path`, is locked and still there.
+fn lock_new(file: &File, path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    match rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => {}
+        // Another run holds it, to remove it.
+        Err(rustix::io::Errno::WOULDBLOCK) => return Ok(false),
+        Err(err) => return Err(err.into()),
+    }
+    let made = file.metadata()?;
+    Ok(fs::symlink_metadata(path)
+        .is_ok_and(|there| (there.dev(), there.ino()) == (made.dev(), made.ino())))
 }
 
-/// A temp file exists a moment before its run locks it; one younger than this may be such.
-const LEFTOVER_AGE: Duration = Duration::from_secs(10);
+/// Tries to make a temp file of ours that another run does not take for a leftover.
+const TRIES: usize = 8;
 
 /// Removes the temp files that killed runs left in `dir`, never those of a run still going
-/// (locked, or too young to be locked yet); returns their paths.
+/// (locked; one not locked yet is made again by its run); returns their paths.
 pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
     let entries = match fs::read_dir(dir) {
@@ -309,11 +337,9 @@ pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
         let Ok(file) = File::open(&path) else {
             continue;
         };
-        let old = file
-            .metadata()
-            .and_then(|meta| meta.modified())
-            .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age >= LEFTOVER_AGE));
-        if old && lock(&file).is_ok() {
+        let unlocked =
+            rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive);
+        if unlocked.is_ok() {
             fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
             removed.push(path);
         }
