@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use crate::atomic::dir_of;
 use crate::decide::{self, Decider};
 use crate::outputs::{Destination, Files, Format};
-use crate::report::{self, Report, Verbosity};
+use crate::report::{self, Report, Verbosity, Warning};
 use crate::sitemap::{self, Collector};
 use crate::walk::{self, Walked};
 use crate::{check, publish};
@@ -39,6 +39,19 @@ pub fn run(settings: &Settings) -> Result<()> {
 fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     if !settings.check {
         publish::remove_leftovers(temp_dirs(settings), report)?;
+    }
+    if let Some(href) = &settings.sitemap.stylesheet
+        && let Some(origin) = settings.publish.base.foreign_origin(href)
+    {
+        report.warn(
+            Warning::Run,
+            format_args!(
+                "--xsl {href} is on {origin}, and browsers apply a stylesheet only from the \
+                 sitemap's own origin"
+            ),
+            "they will show the sitemap as plain XML (put the stylesheet on the site, or use \
+             --write-xsl)",
+        )?;
     }
     let mut decider = Decider::new(&settings.decide, report)?;
     // Without heads there are no alternates to check, so the URLs can go straight into the

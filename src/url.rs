@@ -108,6 +108,15 @@ impl BaseUrl {
             .is_some_and(|(_, rest)| rest.find('/') == Some(rest.len() - 1))
     }
 
+    /// The origin (`https://example.com`) of `href` as resolved against the base URL, when
+    /// it differs from the base URL's own: browsers load a stylesheet only from the
+    /// document's origin.
+    pub fn foreign_origin(&self, href: &str) -> Option<String> {
+        let base = ::url::Url::parse(&self.0).ok()?;
+        let origin = base.join(href).ok()?.origin();
+        (origin != base.origin()).then(|| origin.ascii_serialization())
+    }
+
     /// The full URL of a path relative to the base (`path` is already encoded).
     pub fn join(&self, path: &str) -> String {
         let mut url = String::with_capacity(self.0.len() + path.len());

@@ -62,8 +62,9 @@ pub struct Cli {
     #[arg(long)]
     pub check: bool,
 
-    /// Show the sitemap in browsers through the XSL stylesheet at HREF (a URL, or a path on
-    /// the site such as /sitemap.xsl): <?xml-stylesheet?> in the sitemap, index and shards
+    /// Show the sitemap in browsers through the XSL stylesheet at HREF (an http or https URL,
+    /// or a path on the site such as /sitemap.xsl): <?xml-stylesheet?> in the sitemap, index
+    /// and shards
     #[arg(long, value_name = "HREF", value_parser = ours(parse_href))]
     pub xsl: Option<String>,
 
@@ -386,13 +387,22 @@ fn parse_regex(text: &str) -> anyhow::Result<regex::bytes::Regex> {
         .map_err(|err| anyhow::anyhow!("--digest-ignore {text:?} is not a valid regex: {err}"))
 }
 
-/// `--xsl`: a URL reference, as an href takes it.
+/// `--xsl`: a URL reference, as an href takes it: relative, or absolute with http or https
+/// (a `javascript:` or `data:` href is no stylesheet a browser loads from a sitemap).
 fn parse_href(text: &str) -> anyhow::Result<String> {
     if text.is_empty()
         || text.len() >= 2048
         || text.chars().any(|c| c.is_whitespace() || c.is_control())
     {
         anyhow::bail!("--xsl {text:?} is not a URL (no spaces, under 2,048 characters)");
+    }
+    if let Ok(url) = url::Url::parse(text)
+        && !matches!(url.scheme(), "http" | "https")
+    {
+        anyhow::bail!(
+            "--xsl {text:?} is not an http or https URL nor a path on the site (such as \
+             /sitemap.xsl)"
+        );
     }
     Ok(text.to_string())
 }

@@ -141,8 +141,14 @@ fn the_stylesheet_is_written_once_and_never_over_someone_elses() {
     assert_eq!(fs::read(site.sitemap_path()).unwrap(), sitemap);
     // --xsl names another stylesheet: it is the one the sitemap points to.
     fs::remove_file(&xsl).unwrap();
+    // On another origin, browsers will not apply it: a warning says so.
     site.run(&["--xsl", "https://cdn.example.com/s.xsl?a=1&b=\"2\""])
-        .success();
+        .success()
+        .stderr_has(&[
+            "warning: --xsl https://cdn.example.com/s.xsl?a=1&b=\"2\" is on \
+             https://cdn.example.com, and browsers apply a stylesheet only from the sitemap's \
+             own origin",
+        ]);
     let text = fs::read_to_string(site.sitemap_path()).unwrap();
     assert!(
         text.contains(
@@ -152,8 +158,20 @@ fn the_stylesheet_is_written_once_and_never_over_someone_elses() {
     );
     assert!(!xsl.exists(), "--xsl alone writes no stylesheet");
     validate::sitemap(&site.sitemap_path(), crate::harness::BASE);
+    for same_origin in ["/map.xsl", "map.xsl", "https://example.com/a/map.xsl"] {
+        let run = site.run(&["--xsl", same_origin]);
+        assert!(!run.success().stderr().contains("warning"), "{same_origin}");
+    }
+    site.run(&["--xsl", "//cdn.example.com/s.xsl", "--strict"])
+        .expect_code(1)
+        .stderr_has(&["is on https://cdn.example.com", "(--strict)"]);
     for (args, expected) in [
         (&["--xsl", "a b.xsl"][..], "--xsl \"a b.xsl\" is not a URL"),
+        (
+            &["--xsl", "javascript:alert(1)"],
+            "--xsl \"javascript:alert(1)\" is not an http or https URL nor a path on the site",
+        ),
+        (&["--xsl", "data:text/xsl,x"], "is not an http or https URL"),
         (
             &["--write-xsl", "--format", "txt"],
             "a text sitemap has no stylesheet",
