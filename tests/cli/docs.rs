@@ -67,8 +67,10 @@ fn the_man_page_names_no_option_the_tool_lacks() {
 #[test]
 fn the_committed_schemas_are_the_official_ones() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/schemas");
-    if !shared.exists() {
-        return; // a checkout without the team's shared/ folder beside it
+    // CI runs beside the team's shared/ folder: there the check must run, not skip.
+    if !shared.exists() && std::env::var_os("CI").is_none() {
+        eprintln!("note: no shared/schemas beside the checkout; the schemas were not compared");
+        return;
     }
     for name in ["sitemap.xsd", "siteindex.xsd"] {
         assert_eq!(
