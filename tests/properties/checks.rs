@@ -433,16 +433,17 @@ fn images(path: &Path, len: u64, loc: &str, digest: Option<blake3::Hash>) {
 }
 
 /// Any bytes as a state file: read or refused, never a panic; a state that reads writes back
-/// to one that reads the same.
-pub fn state_file(bytes: &[u8]) {
+/// to one that reads the same. Returns whether it read.
+pub fn state_file(bytes: &[u8]) -> bool {
     let rules = DigestRules::new(Mode::Bytes, None, Vec::new());
     let Ok(old) = state::parse(bytes, &rules) else {
-        return;
+        return false;
     };
     let records: HashMap<&str, Record> = old.records().collect();
     assert_eq!(records.len(), old.len());
     let again = written_state(records.iter().map(|(key, record)| (*key, record)), &rules);
     assert_eq!(again.records().collect::<HashMap<_, _>>(), records);
+    true
 }
 
 /// The state that `records` write, read back.
