@@ -38,7 +38,8 @@ const TRIES: u32 = 4;
 const MAX_WAIT: u64 = 60;
 
 /// An IndexNow key: 8 to 128 letters, digits and dashes. Never shown in messages (nor by
-/// `Debug`): it stays a secret until the site that holds its key file is deployed.
+/// `Debug`): it stays a secret until the site that holds its key file is deployed. Once read,
+/// every message shows it as `KEY`, wherever it comes from (a file name, an echoing answer).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Key(String);
 
@@ -58,6 +59,7 @@ impl Key {
         if !valid {
             bail!("{source} does not hold an IndexNow key (8 to 128 letters, digits and dashes)");
         }
+        crate::report::keep_secret(key);
         Ok(Key(key.to_string()))
     }
 

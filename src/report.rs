@@ -7,6 +7,7 @@
 use std::fmt::Display;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
@@ -346,10 +347,61 @@ const ALL_WARNINGS: [Warning; WARNINGS] = [
     Warning::Run,
 ];
 
-/// Writes a line on stderr. A closed stderr (`2>&1 | head -1`) loses the message but not the
-/// run: what the run writes is published all the same.
+/// Writes a line on stderr, without a secret (see `redact`). A closed stderr (`2>&1 | head
+/// -1`) loses the message but not the run: what the run writes is published all the same.
 pub fn to_stderr(line: impl Display) {
-    let _ = writeln!(io::stderr().lock(), "{line}");
+    let _ = writeln!(io::stderr().lock(), "{}", redact(&line.to_string()));
+}
+
+/// What no message may show, whatever put it there (a file name, an answer that echoes the
+/// request): the IndexNow keys read by this run.
+static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Keeps `secret` out of every message from now on: it is shown as `KEY`.
+pub fn keep_secret(secret: &str) {
+    let mut secrets = SECRETS.lock().unwrap_or_else(PoisonError::into_inner);
+    if !secret.is_empty() && !secrets.iter().any(|known| known == secret) {
+        secrets.push(secret.to_string());
+    }
+}
+
+/// `line` with each secret shown as `KEY`, and the user name and password of each URL in it
+/// as `…` (`https://…@example.com/`): every message goes through here, so none shows them.
+pub fn redact(line: &str) -> String {
+    let mut line = hide_user_info(line);
+    for secret in SECRETS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+    {
+        if line.contains(secret.as_str()) {
+            line = line.replace(secret.as_str(), "KEY");
+        }
+    }
+    line
+}
+
+/// `text` with the user information of each `scheme://user:password@host` in it as `…`.
+fn hide_user_info(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (before, authority) = rest.split_at(at + 3);
+        out.push_str(before);
+        // The authority ends where the path, query or fragment begins, or the URL itself.
+        let end = authority
+            .find(|c: char| "/?#\\\"'<>`".contains(c) || c.is_whitespace() || c.is_control())
+            .unwrap_or(authority.len());
+        match authority[..end].rfind('@') {
+            Some(user_end) => {
+                out.push('…');
+                rest = &authority[user_end..];
+            }
+            None => rest = authority,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `1 file`, `2 files`, `1,234 files`.
@@ -381,6 +433,37 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000), "1,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn no_message_shows_a_key_or_the_user_information_of_a_url() {
+        keep_secret("report-test-key-0451");
+        for (line, shown) in [
+            (
+                "skip report-test-key-0451.txt: matches no --include glob",
+                "skip KEY.txt: matches no --include glob",
+            ),
+            (
+                "answered 422: {\"key\":\"report-test-key-0451\"}",
+                "answered 422: {\"key\":\"KEY\"}",
+            ),
+            (
+                "cannot fetch https://user:pa55@example.com/s.gz: refused",
+                "cannot fetch https://…@example.com/s.gz: refused",
+            ),
+            (
+                "--base-url \"http://tok@h:8/\", or http://u:p:q@@x?y@z",
+                "--base-url \"http://…@h:8/\", or http://…@x?y@z",
+            ),
+            (
+                "mailto:me@example.com and https://example.com/@a",
+                "mailto:me@example.com and https://example.com/@a",
+            ),
+            ("ends in https://", "ends in https://"),
+            ("https://ключ:пароль@пример.рф/", "https://…@пример.рф/"),
+        ] {
+            assert_eq!(redact(line), shown);
+        }
     }
 
     #[test]

@@ -195,7 +195,8 @@ pub struct Cli {
     #[arg(long)]
     pub indexnow_submit: bool,
 
-    /// Where --indexnow-submit posts
+    /// Where --indexnow-submit posts. A user name and password in this URL (or --state-url's,
+    /// --previous-sitemap's) are sent as HTTP Basic authentication, and never shown
     #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
           default_value = crate::indexnow::DEFAULT_ENDPOINT,
           value_parser = ours(|text| parse_http_url(text, "--indexnow-endpoint")))]

@@ -222,8 +222,64 @@ impl Cmd {
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(&self.stdin).unwrap();
         drop(stdin);
-        Run(child.wait_with_output().unwrap())
+        let run = Run(child.wait_with_output().unwrap());
+        run.shows_none_of(&secrets(&self.command));
+        run
     }
+}
+
+/// What no output of a run may show, as README promises: the IndexNow key it is given (by
+/// `--indexnow-key-env` or `--indexnow-key-file`), and the user name and password of a URL
+/// among its arguments. Every run of the suite is checked for them, hostile or not.
+fn secrets(command: &Command) -> Vec<String> {
+    let args: Vec<String> = command
+        .get_args()
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let value = |i: usize, flag: &str| match args[i].strip_prefix(flag) {
+        Some("") => args.get(i + 1).cloned(),
+        Some(rest) => rest.strip_prefix('=').map(String::from),
+        None => None,
+    };
+    let mut secrets = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        if let Some(name) = value(i, "--indexnow-key-env") {
+            let given = command
+                .get_envs()
+                .find(|(variable, _)| *variable == OsStr::new(&name))
+                .map(|(_, value)| value.map(|v| v.to_string_lossy().into_owned()));
+            secrets.extend(given.unwrap_or_else(|| std::env::var(&name).ok()));
+        }
+        if let Some(path) = value(i, "--indexnow-key-file") {
+            secrets.extend(fs::read_to_string(path).ok());
+        }
+        // A URL, or a flag=URL.
+        let url = arg.find("://").and_then(|at| {
+            let scheme = arg[..at].rfind(|c: char| !c.is_ascii_alphanumeric());
+            url::Url::parse(&arg[scheme.map_or(0, |i| i + 1)..]).ok()
+        });
+        secrets.extend(url.iter().flat_map(user_info));
+    }
+    secrets
+        .iter()
+        .map(|secret| secret.trim().to_string())
+        .filter(|secret| !secret.is_empty())
+        .collect()
+}
+
+/// A URL's `user:password@` (or `user@`), and each part alone when it is too long to turn up
+/// in a message by chance.
+fn user_info(url: &url::Url) -> Vec<String> {
+    let (user, password) = (url.username(), url.password().unwrap_or_default());
+    if user.is_empty() && password.is_empty() {
+        return Vec::new();
+    }
+    let whole = match password {
+        "" => format!("{user}@"),
+        password => format!("{user}:{password}@"),
+    };
+    let parts = [user, password].into_iter().filter(|part| part.len() >= 6);
+    parts.map(String::from).chain([whole]).collect()
 }
 
 pub fn is_root() -> bool {
@@ -257,6 +313,19 @@ impl Run {
     #[track_caller]
     pub fn expect_code(&self, code: i32) -> &Run {
         assert_eq!(self.code(), code, "exit status; stderr:\n{}", self.stderr());
+        self
+    }
+
+    /// Asserts that neither output holds any of `secrets`.
+    #[track_caller]
+    pub fn shows_none_of(&self, secrets: &[String]) -> &Run {
+        let (stdout, stderr) = (String::from_utf8_lossy(self.stdout()), self.stderr());
+        for secret in secrets {
+            assert!(
+                !stdout.contains(secret.as_str()) && !stderr.contains(secret.as_str()),
+                "a secret, {secret:?}, is shown; stderr:\n{stderr}"
+            );
+        }
         self
     }
 

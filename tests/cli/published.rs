@@ -736,3 +736,86 @@ fn a_state_that_the_deploy_will_not_publish_is_warned_about() {
     run.success();
     assert!(!run.stderr().contains("outside DIR"), "{}", run.stderr());
 }
+
+#[test]
+fn the_key_is_never_shown_where_a_file_name_or_an_answer_holds_it() {
+    // The key file of an earlier run is a file of DIR that -v names as it passes it over.
+    let site = Site::with_pages(&["index.html"]);
+    let run = |site: &Site| {
+        site.command(&["-v", "--indexnow-key-env", "TEST_INDEXNOW_KEY"])
+            .env("TEST_INDEXNOW_KEY", KEY)
+            .run()
+    };
+    run(&site).success();
+    assert!(site.path(format!("{KEY}.txt")).exists());
+    run(&site)
+        .success()
+        .stderr_has(&["skip KEY.txt: matches no --include glob"]);
+    // An endpoint that refuses the submission and echoes it.
+    changes_of(&site, 1);
+    for status in [400, 422] {
+        let echo = Server::start(move |request| Reply::status(status, request.body.clone()));
+        submit(&site, &echo)
+            .expect_code(1)
+            .stderr_has(&[&format!("answered {status}"), "\"key\":\"KEY\""]);
+    }
+}
+
+/// `url` with a user name and password, as a site behind HTTP authentication needs.
+fn with_user_info(url: &str) -> String {
+    url.replacen("http://", "http://ci-user:pa55-w0rd@", 1)
+}
+
+#[test]
+fn a_url_with_a_password_is_used_as_given_and_shown_without_it() {
+    let site = site_with_old_sitemap();
+    // The URL's user information is sent as HTTP Basic authentication, so it is kept.
+    let published = Server::start(|_| Reply::status(404, "not yet"));
+    let state_url = with_user_info(&published.url("/sitemap.state.gz"));
+    site.command(&["--state"])
+        .arg(site.outside().join("state"))
+        .args(["--state-url", &state_url])
+        .run()
+        .success()
+        .stderr_has(&["http://…@127.0.0.1:", "a first run"]);
+    let authorization = published.requests()[0]
+        .header("authorization")
+        .map(String::from);
+    assert_eq!(
+        authorization.as_deref(),
+        Some("Basic Y2ktdXNlcjpwYTU1LXcwcmQ="),
+        "ci-user:pa55-w0rd"
+    );
+    let failing = Server::start(|_| Reply::status(502, "bad gateway"));
+    let site = site_with_old_sitemap();
+    let before = site.all_files();
+    site.command(&["--state"])
+        .arg(site.outside().join("state"))
+        .args([
+            "--previous-sitemap",
+            &with_user_info(&failing.url("/s.xml")),
+        ])
+        .run()
+        .expect_code(1)
+        .stderr_has(&["http://…@127.0.0.1:", "answered 502"]);
+    assert_nothing_written(&site, &before);
+    // IndexNow: the note of a submission, and the error of a refused one.
+    for (statuses, code, expected) in [(&[200][..], 0, "submitted 1 URL"), (&[503, 403], 1, "403")]
+    {
+        // A set of changes not submitted yet.
+        let _ = fs::remove_file(site.outside().join("changes.txt.submitted"));
+        changes_of(&site, 1);
+        let indexnow = endpoint(statuses);
+        site.command(&["-b", BASE, "--indexnow-submit", "--changes"])
+            .arg(site.outside().join("changes.txt"))
+            .args(["--indexnow-key-env", "TEST_INDEXNOW_KEY"])
+            .args([
+                "--indexnow-endpoint",
+                &with_user_info(&indexnow.url("/indexnow")),
+            ])
+            .env("TEST_INDEXNOW_KEY", KEY)
+            .run()
+            .expect_code(code)
+            .stderr_has(&["IndexNow http://…@127.0.0.1:", expected]);
+    }
+}
