@@ -8,6 +8,8 @@ use std::io::{self, Read};
 use std::time::Duration;
 
 use anyhow::{Result, anyhow, bail};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc2822;
 use url::Url;
 
 use crate::input::{Capped, size};
@@ -42,7 +44,7 @@ impl Read for Body {
 /// A POST's answer.
 pub struct Answer {
     pub status: u16,
-    /// `Retry-After`, when given in seconds.
+    /// `Retry-After`, in seconds from now.
     pub retry_after: Option<u64>,
     /// The start of the body, on one line, for messages.
     pub excerpt: String,
@@ -138,6 +140,19 @@ impl Client {
     }
 }
 
+/// The seconds a `Retry-After` value asks to wait at `now`: a number of seconds, or an HTTP
+/// date (RFC 9110 says a sender writes `Sun, 06 Nov 1994 08:49:37 GMT`, which is RFC 2822's
+/// form; the obsolete forms are not worth a parser). A date gone by asks for no wait.
+fn retry_after(value: &str, now: OffsetDateTime) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse() {
+        return Some(seconds);
+    }
+    let date = OffsetDateTime::parse(value, &Rfc2822).ok()?;
+    let wait = (date - now).whole_seconds();
+    Some(u64::try_from(wait).unwrap_or(0))
+}
+
 /// The status, `Retry-After` and the start of the body of `response` (None when the body
 /// cannot be read).
 fn answer(response: ureq::http::Response<ureq::Body>) -> Option<Answer> {
@@ -146,7 +161,7 @@ fn answer(response: ureq::http::Response<ureq::Body>) -> Option<Answer> {
         .headers()
         .get("retry-after")
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.trim().parse().ok());
+        .and_then(|value| retry_after(value, OffsetDateTime::now_utc()));
     let mut start = Vec::new();
     response
         .into_body()
@@ -171,4 +186,30 @@ fn answer(response: ureq::http::Response<ureq::Body>) -> Option<Answer> {
         retry_after,
         excerpt,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn retry_after_is_seconds_or_an_http_date() {
+        let now = datetime!(2015-10-21 07:28:00 UTC);
+        for (value, wait) in [
+            ("120", Some(120)),
+            (" 0 ", Some(0)),
+            ("Wed, 21 Oct 2015 07:28:30 GMT", Some(30)),
+            ("Wed, 21 Oct 2015 08:28:00 GMT", Some(3600)),
+            // Gone by: no wait.
+            ("Wed, 21 Oct 2015 07:27:00 GMT", Some(0)),
+            ("Tue, 20 Oct 2015 07:28:00 GMT", Some(0)),
+            ("-1", None),
+            ("soon", None),
+            ("Wednesday, 21-Oct-15 07:28:30 GMT", None),
+            ("", None),
+        ] {
+            assert_eq!(retry_after(value, now), wait, "{value:?}");
+        }
+    }
 }

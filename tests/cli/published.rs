@@ -819,3 +819,29 @@ fn a_url_with_a_password_is_used_as_given_and_shown_without_it() {
             .stderr_has(&["IndexNow http://…@127.0.0.1:", expected]);
     }
 }
+
+#[test]
+fn a_retry_after_given_as_an_http_date_is_waited_for() {
+    let site = Site::empty();
+    changes_of(&site, 1);
+    let http_date = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    let indexnow = Server::start(move |_| {
+        if count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+            return Reply::status(200, "");
+        }
+        let later = time::OffsetDateTime::now_utc() + Duration::from_secs(3);
+        Reply::status(503, "busy").with_header("Retry-After", &later.format(http_date).unwrap())
+    });
+    let run = submit(&site, &indexnow);
+    run.success().stderr_has(&["submitted 1 URL"]);
+    // Whole seconds: the date's, less the moment between it and now.
+    let stderr = run.stderr();
+    assert!(
+        stderr.contains("answered 503: trying again in 2 s")
+            || stderr.contains("answered 503: trying again in 3 s"),
+        "{stderr}"
+    );
+}
