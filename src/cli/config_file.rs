@@ -2,7 +2,8 @@
 //!
 //! Keys are the long options without dashes (`base-url`, `include`, …) plus `dir`. A flag
 //! takes a boolean, a repeatable option an array of strings, any other option a string (or a
-//! number where it takes one). A key the command line also gives is ignored: flags win.
+//! number where it takes one). A key the command line also gives is ignored, its type
+//! checked all the same: flags win.
 
 use std::ffi::OsString;
 use std::fs;
@@ -85,6 +86,14 @@ fn blame(err: clap::Error, keys: &[String], path: &Path) -> anyhow::Error {
     }
 }
 
+/// Whether `arg` takes a number (`max-urls = 100`, `max-churn = 2.5`): its value is named
+/// as one.
+fn takes_number(arg: &clap::Arg) -> bool {
+    arg.get_value_names().is_some_and(
+        |names| matches!(names, [name] if ["N", "SECONDS", "PERCENT"].contains(&name.as_str())),
+    )
+}
+
 /// The file's settings as command-line arguments, for the keys the command line leaves open,
 /// and those keys.
 fn arguments(
@@ -112,6 +121,33 @@ fn arguments(
         let Some(arg) = arg else {
             bail!("config file {}: unknown key {key:?}", path.display());
         };
+        // The value's type is checked even where the command line gives the setting: a
+        // mistake in the file shows on the first run, not the first without that flag.
+        let is_flag = args::is_flag(arg);
+        let values = match arg.get_action() {
+            ArgAction::Set if is_flag => {
+                vec![
+                    value
+                        .as_bool()
+                        .ok_or_else(|| wrong("true or false"))?
+                        .to_string(),
+                ]
+            }
+            ArgAction::Append => value
+                .as_array()
+                .ok_or_else(|| wrong("an array of strings"))?
+                .iter()
+                .map(|item| item.as_str().map(String::from))
+                .collect::<Option<Vec<String>>>()
+                .ok_or_else(|| wrong("an array of strings"))?,
+            _ => vec![match value {
+                Value::String(text) => text.clone(),
+                Value::Integer(n) if takes_number(arg) => n.to_string(),
+                Value::Float(n) if takes_number(arg) => n.to_string(),
+                _ if takes_number(arg) => return Err(wrong("a number")),
+                _ => return Err(wrong("a string")),
+            }],
+        };
         let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
         let overridden = OVERRIDES
             .iter()
@@ -121,35 +157,12 @@ fn arguments(
             continue;
         }
         keys.push(key.clone());
-        let flag = OsString::from(format!("--{key}"));
-        let is_flag = args::is_flag(arg);
-        match arg.get_action() {
-            ArgAction::Set if is_flag => {
-                let on = value.as_bool().ok_or_else(|| wrong("true or false"))?;
-                args.push(format!("--{key}={on}").into());
-            }
-            ArgAction::Append => {
-                let items = value
-                    .as_array()
-                    .ok_or_else(|| wrong("an array of strings"))?;
-                for item in items {
-                    let item = item.as_str().ok_or_else(|| wrong("an array of strings"))?;
-                    args.extend([flag.clone(), item.into()]);
-                }
-            }
-            _ => {
-                let text = match value {
-                    Value::String(text) => text.clone(),
-                    Value::Integer(n) => n.to_string(),
-                    Value::Float(n) => n.to_string(),
-                    _ => return Err(wrong("a string")),
-                };
-                if arg.is_positional() {
-                    args.push(text.into());
-                } else {
-                    args.extend([flag, text.into()]);
-                }
-            }
+        for value in values {
+            args.push(match arg.is_positional() {
+                true => value.into(),
+                // Joined to its flag, so a value that starts with `-` is not read as a flag.
+                false => format!("--{key}={value}").into(),
+            });
         }
     }
     Ok((args, keys))

@@ -208,6 +208,13 @@ fn every_config_error_names_the_key_and_the_file() {
         ),
         ("lastmod = [\"none\"]", "key \"lastmod\" must be a string"),
         ("base-url = ", "is not valid TOML"),
+        // The command line gives -b and DIR: the file's mistakes show all the same.
+        (
+            "base-url = [\"https://example.com/\"]",
+            "key \"base-url\" must be a string",
+        ),
+        ("dir = 5", "key \"dir\" must be a string"),
+        ("max-urls = true", "key \"max-urls\" must be a number"),
     ];
     let config = site.outside().join("bad.toml");
     for (text, message) in cases {
@@ -229,6 +236,13 @@ fn every_config_error_names_the_key_and_the_file() {
         ),
         ("format = \"html\"", "key \"format\"", "--format \"html\""),
         ("max-churn = 500", "key \"max-churn\"", "--max-churn 500"),
+        ("max-urls = -1", "key \"max-urls\"", "'-1'"),
+        ("max-churn = -2.5", "key \"max-churn\"", "--max-churn -2.5"),
+        (
+            "exclude = [\"--x/[\"]",
+            "key \"exclude\"",
+            "\"--x/[\" is not a valid glob",
+        ),
         (
             "include = [\"a/[b\"]",
             "key \"include\"",
