@@ -103,7 +103,8 @@ pub struct Cli {
     #[arg(long, value_name = "GLOB", value_parser = glob_arg("--exclude"))]
     pub exclude: Vec<String>,
 
-    /// Drop the default excludes (404 pages, search-engine verification pages)
+    /// Drop the default excludes (404 pages at the root and a locale's root such as fr/,
+    /// search-engine verification pages)
     #[arg(long)]
     pub no_default_excludes: bool,
 

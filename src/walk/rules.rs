@@ -19,12 +19,20 @@ use crate::outputs::{DEFAULT_GROUP, Files, is_group_name};
 use crate::report::Reason;
 
 /// 404 pages and search-engine ownership verification pages are never meant to be indexed.
+/// A site's 404 page sits at its root, or at a locale's root (`fr/`, `pt-br/`, `zh_CN/`),
+/// where servers look for it; a page named 404 deeper down is a page like any other (Hugo's
+/// docs on 404 templates). Its head cannot tell: real 404 pages say index and name
+/// themselves canonical too.
 pub const DEFAULT_EXCLUDES: &[&str] = &[
-    "404.html",
-    "404.htm",
+    "/404.html",
+    "/404.htm",
     // A 404 page built as a directory index (Sphinx dirhtml, some Hugo themes).
-    "**/404/index.html",
-    "**/404/index.htm",
+    "/404/index.html",
+    "/404/index.htm",
+    "/{[a-z][a-z],[a-z][a-z][a-z],[a-z][a-z][-_]*}/404.html",
+    "/{[a-z][a-z],[a-z][a-z][a-z],[a-z][a-z][-_]*}/404.htm",
+    "/{[a-z][a-z],[a-z][a-z][a-z],[a-z][a-z][-_]*}/404/index.html",
+    "/{[a-z][a-z],[a-z][a-z][a-z],[a-z][a-z][-_]*}/404/index.htm",
     "google[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]\
      [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f].html",
     "yandex_*.html",
@@ -613,7 +621,7 @@ mod tests {
         // The default globs come before --exclude's.
         assert_eq!(
             first("404.html"),
-            "default exclude 404.html (use --no-default-excludes)"
+            "default exclude /404.html (use --no-default-excludes)"
         );
         let dir = |rel| r.skip_dir(Path::new(rel)).map(|s| s.to_string());
         assert_eq!(dir("docs").as_deref(), Some("--exclude docs/**"));
@@ -659,7 +667,12 @@ mod tests {
         let r = rules(&[]);
         for rel in [
             "404.html",
+            "404/index.html",
             "en/404.html",
+            "fil/404.htm",
+            "pt-BR/404.html",
+            "zh_CN/404/index.html",
+            "zh-hans/404/index.htm",
             "google0123456789abcdef.html",
             "yandex_1f2e.html",
             "sitemap.xml",
@@ -669,6 +682,18 @@ mod tests {
             assert!(file_skip(&r, rel).is_some(), "{rel} not skipped");
         }
         assert_eq!(file_skip(&r, "google0123.html"), None);
+        // A page about 404s, below the root and the locales' roots.
+        for rel in [
+            "templates/404/index.html",
+            "en/templates/404/index.html",
+            "docs/404.html",
+            "en/latest/404.html",
+            "En/404.html",
+            "e/404.html",
+            "deutsch/404.html",
+        ] {
+            assert_eq!(file_skip(&r, rel), None, "{rel}");
+        }
         assert_eq!(
             file_skip(&r, "style.css").as_deref(),
             Some("matches no --include glob")
