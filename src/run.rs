@@ -96,6 +96,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
         .as_ref()
         .and_then(|s| s.max_churn);
     let churn_stop = churn
+        .as_ref()
         .zip(max_churn)
         .and_then(|(churn, limit)| churn.check(limit).err());
     // --check shows the differences, with the churn stop among them.

@@ -52,11 +52,12 @@ pub fn compare(
         );
     }
     problems.extend(robots);
-    if let Some(stop) = churn_stop {
-        problems.push_str(&format!("\n{stop}"));
+    // The churn stop names the URLs it would re-date, which the sitemap need not show (a
+    // text sitemap, a fixed --lastmod), and gives the one hint: a run without --check would
+    // stop too.
+    match churn_stop {
+        Some(stop) => problems.push_str(&format!("\n{stop}")),
+        None => problems.push_str("\nhint: run sitemapgen without --check to update it"),
     }
-    bail!(
-        "{}\nhint: run sitemapgen without --check to update it",
-        problems.trim_start()
-    )
+    bail!("{}", problems.trim_start())
 }

@@ -160,13 +160,19 @@ struct Frozen<'c> {
 }
 
 /// How this run's dates compare with the state's.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Churn {
     pub added: u64,
     pub removed: u64,
     pub redated: u64,
     pub kept: u64,
+    /// The first `SHOWN_REDATED` URLs re-dated, in the sitemap's order: what --max-churn's
+    /// stop names, for a text sitemap or a fixed --lastmod does not show them re-dated.
+    pub redated_urls: Vec<String>,
 }
+
+/// How many re-dated URLs the churn stop names.
+const SHOWN_REDATED: usize = 5;
 
 impl fmt::Display for Churn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -185,16 +191,28 @@ impl fmt::Display for Churn {
 impl Churn {
     /// Refuses a run that would re-date more than `limit` percent of the URLs the state
     /// knows.
-    pub fn check(self, limit: f64) -> Result<()> {
+    pub fn check(&self, limit: f64) -> Result<()> {
         let known = self.kept + self.redated;
         if known == 0 {
             return Ok(());
         }
         let percent = self.redated as f64 * 100.0 / known as f64;
         if percent > limit {
+            let mut urls: String = self
+                .redated_urls
+                .iter()
+                .map(|url| format!("\n  ~ {url}"))
+                .collect();
+            let unnamed = self.redated - self.redated_urls.len() as u64;
+            if unnamed > 0 {
+                urls.push_str(&format!(
+                    "\n  ~ … and {} more",
+                    crate::report::thousands(unnamed)
+                ));
+            }
             bail!(
                 "{} of {known} known URLs ({percent:.1}%) would get a new lastmod, more than \
-                 --max-churn {limit}%; nothing written\n\
+                 --max-churn {limit}%; nothing written{urls}\n\
                  hint: if every page really changed, run once with a higher --max-churn",
                 self.redated
             );
@@ -343,7 +361,7 @@ impl<'c> Dater<'c> {
     pub fn churn(&mut self) -> Option<Churn> {
         let frozen = self.frozen.as_mut()?;
         frozen.churn.removed = frozen.old.untaken() as u64;
-        Some(frozen.churn)
+        Some(frozen.churn.clone())
     }
 
     /// The files --state writes beside the sitemap, complete and not yet published, each
@@ -461,6 +479,9 @@ impl Frozen<'_> {
             }
             Some(_) => {
                 self.churn.redated += 1;
+                if self.churn.redated_urls.len() < SHOWN_REDATED {
+                    self.churn.redated_urls.push(url.loc.to_string());
+                }
                 (fresh(report)?, Some(Kind::Redated))
             }
             None => {
