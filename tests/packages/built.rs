@@ -1,0 +1,129 @@
+//! The tools the package tests run, and what they build once per run: the wheel, a venv it
+//! is installed into, and a sitemap of the fixture site from the cargo-built binary.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use crate::harness::{BASE, Site};
+use crate::validate;
+
+pub const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The README's quick-start site.
+pub const FIXTURE: &str = "hugo";
+
+/// The path of TOOL on PATH; None (the test skips, saying so) outside CI, where a missing
+/// tool is a failure: .ci/run installs every one.
+pub fn tool(name: &str) -> Option<PathBuf> {
+    let found = env::var_os("PATH").and_then(|path| {
+        env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            env::var_os("CI").is_none(),
+            "{name} is not on PATH; .ci/run installs it"
+        );
+        eprintln!("note: {name} is not on PATH; test skipped (.ci/run installs it)");
+    }
+    found
+}
+
+/// Runs COMMAND, which must succeed; its output.
+#[track_caller]
+pub fn run(command: &mut Command) -> Output {
+    let output = command
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run {command:?}: {err}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed ({}):\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// Where the package tests build and install, below cargo's target folder (beside the
+/// test binaries, outside the checkout's tracked files).
+fn work_dir() -> PathBuf {
+    let exe = Path::new(env!("CARGO_BIN_EXE_sitemapgen"));
+    exe.parent().unwrap().parent().unwrap().join("packages")
+}
+
+pub struct Installed {
+    pub wheel: PathBuf,
+    pub venv: PathBuf,
+}
+
+impl Installed {
+    /// The `sitemapgen` script pip installed: the wheel's binary.
+    pub fn binary(&self) -> PathBuf {
+        self.venv.join("bin").join("sitemapgen")
+    }
+}
+
+/// The Linux x86_64 wheel (manylinux2014, linked by zig against glibc 2.17), built once and
+/// installed with `pip install --no-index` into a fresh venv; None where a tool is missing
+/// outside CI.
+pub fn installed() -> Option<&'static Installed> {
+    static INSTALLED: OnceLock<Option<Installed>> = OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            let maturin = tool("maturin")?;
+            let python = tool("python3")?;
+            let work = work_dir();
+            let wheels = work.join("wheels");
+            let venv = work.join("venv");
+            for dir in [&wheels, &venv] {
+                if dir.exists() {
+                    fs::remove_dir_all(dir).unwrap();
+                }
+            }
+            run(Command::new(maturin)
+                .current_dir(MANIFEST_DIR)
+                .env("CARGO_TARGET_DIR", work.join("cargo"))
+                .args([
+                    "build",
+                    "--zig",
+                    "--profile",
+                    "dist",
+                    "--locked",
+                    "--offline",
+                ])
+                .args(["--target", "x86_64-unknown-linux-gnu"])
+                .args(["--compatibility", "manylinux2014", "--out"])
+                .arg(&wheels));
+            let built: Vec<PathBuf> = fs::read_dir(&wheels)
+                .unwrap()
+                .map(|entry| entry.unwrap().path())
+                .collect();
+            assert_eq!(built.len(), 1, "one wheel: {built:?}");
+            let wheel = built.into_iter().next().unwrap();
+            run(Command::new(python).arg("-m").arg("venv").arg(&venv));
+            run(Command::new(venv.join("bin").join("pip"))
+                .args([
+                    "install",
+                    "--no-index",
+                    "--no-deps",
+                    "--disable-pip-version-check",
+                ])
+                .arg(&wheel));
+            Some(Installed { wheel, venv })
+        })
+        .as_ref()
+}
+
+/// What the cargo-built binary writes for the fixture site with `-o -`: what every package's
+/// binary must write too.
+pub fn expected_sitemap(site: &Site) -> Vec<u8> {
+    let run = site.run(&["-o", "-"]);
+    run.success();
+    validate::sitemap_bytes(run.stdout(), BASE);
+    run.stdout().to_vec()
+}

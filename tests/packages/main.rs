@@ -1,0 +1,15 @@
+//! The packages users install: the Python wheel, the crate, and the one version they all
+//! carry. The wheel is built once per run (the `dist` profile: release without LTO).
+
+// Shared with tests/cli, which uses all of them; this binary needs only a part.
+#[allow(dead_code)]
+#[path = "../cli/harness.rs"]
+mod harness;
+#[allow(dead_code)]
+#[path = "../cli/validate.rs"]
+mod validate;
+
+mod built;
+mod crate_package;
+mod version;
+mod wheel;
