@@ -1,0 +1,268 @@
+//! The npm packages: the main package (the launcher) and the linux-x64 package holding the
+//! wheel's binary, packed and installed offline (`--ignore-scripts`, a dead registry), run
+//! through `npx`: the same sitemap, the exit status, signals and the override.
+
+use std::fs;
+use std::io::{ErrorKind, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tempfile::TempDir;
+
+use crate::built::{FIXTURE, MANIFEST_DIR, VERSION, installed, run, tool};
+use crate::harness::{BASE, Site};
+use crate::validate;
+
+/// A folder where the packed packages were installed, as a user's project.
+struct Project {
+    dir: TempDir,
+    npx: PathBuf,
+}
+
+impl Project {
+    fn npx(&self) -> Command {
+        let mut command = Command::new(&self.npx);
+        command
+            .current_dir(self.dir.path())
+            .args(["--offline", "sitemapgen"]);
+        command
+    }
+
+    /// `node_modules/.bin/sitemapgen`: the launcher itself, no npm process between.
+    fn launcher(&self) -> PathBuf {
+        self.dir.path().join("node_modules/.bin/sitemapgen")
+    }
+}
+
+/// `npm pack` of npm/NAME (a copy, so a binary is never put into the checkout), with
+/// the binary at `sitemapgen` when given; the tarball's path.
+fn pack(npm: &Path, name: &str, binary: Option<&Path>, into: &Path) -> PathBuf {
+    let copy = into.join(name);
+    crate::harness::copy_tree(&Path::new(MANIFEST_DIR).join("npm").join(name), &copy);
+    if let Some(binary) = binary {
+        let target = copy.join("sitemapgen");
+        fs::copy(binary, &target).unwrap();
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let cache = into.join("cache");
+    run(Command::new(npm)
+        .current_dir(into)
+        .arg("pack")
+        .arg(&copy)
+        .arg("--cache")
+        .arg(&cache));
+    into.join(format!("{name}-{VERSION}.tgz"))
+}
+
+/// A fresh project with these tarballs installed: `--offline`, no install scripts, and a
+/// registry nothing listens on, so nothing can come from the network.
+fn install(npm: &Path, npx: PathBuf, tarballs: &[PathBuf]) -> Project {
+    let dir = tempfile::Builder::new()
+        .prefix("sitemapgen-npm-")
+        .tempdir()
+        .unwrap();
+    fs::write(
+        dir.path().join("package.json"),
+        "{ \"name\": \"a-site\", \"private\": true }\n",
+    )
+    .unwrap();
+    run(Command::new(npm)
+        .current_dir(dir.path())
+        .args([
+            "install",
+            "--ignore-scripts",
+            "--offline",
+            "--no-audit",
+            "--no-fund",
+        ])
+        .args(["--registry", "http://127.0.0.1:9/", "--cache"])
+        .arg(dir.path().join(".npm-cache"))
+        .args(tarballs));
+    Project { dir, npx }
+}
+
+struct Packed {
+    /// Holds the tarballs.
+    _dir: TempDir,
+    main: PathBuf,
+    linux_x64: PathBuf,
+    npm: PathBuf,
+    npx: PathBuf,
+}
+
+fn packed() -> Option<&'static Packed> {
+    static PACKED: OnceLock<Option<Packed>> = OnceLock::new();
+    PACKED
+        .get_or_init(|| {
+            let npm = tool("npm")?;
+            let npx = tool("npx")?;
+            let binary = installed()?.binary();
+            let dir = tempfile::Builder::new()
+                .prefix("sitemapgen-npm-pack-")
+                .tempdir()
+                .unwrap();
+            let main = pack(&npm, "sitemapgen-cli", None, dir.path());
+            let linux_x64 = pack(&npm, "sitemapgen-cli-linux-x64", Some(&binary), dir.path());
+            Some(Packed {
+                _dir: dir,
+                main,
+                linux_x64,
+                npm,
+                npx,
+            })
+        })
+        .as_ref()
+}
+
+/// The main package and the linux-x64 package, installed once.
+fn project() -> Option<&'static Project> {
+    static PROJECT: OnceLock<Option<Project>> = OnceLock::new();
+    PROJECT
+        .get_or_init(|| {
+            let packed = packed()?;
+            let tarballs = [packed.main.clone(), packed.linux_x64.clone()];
+            Some(install(&packed.npm, packed.npx.clone(), &tarballs))
+        })
+        .as_ref()
+}
+
+#[test]
+fn npx_sitemapgen_writes_what_the_cargo_build_writes() {
+    let Some(project) = project() else { return };
+    let site = Site::fixture(FIXTURE);
+    let expected = crate::built::expected_sitemap(&site);
+    let printed = run(project.npx().args(["-b", BASE, "-o", "-"]).arg(&site.root));
+    assert!(
+        printed.stdout == expected,
+        "-o - differs from the cargo build's"
+    );
+
+    run(project.npx().args(["-b", BASE]).arg(&site.root));
+    validate::sitemap(&site.sitemap_path(), BASE);
+    assert!(fs::read(site.sitemap_path()).unwrap() == expected);
+
+    let version = run(project.npx().arg("--version"));
+    assert_eq!(
+        String::from_utf8(version.stdout).unwrap(),
+        format!("sitemapgen {VERSION}\n")
+    );
+}
+
+#[test]
+fn npx_sitemapgen_passes_the_exit_status_through() {
+    let Some(project) = project() else { return };
+    let usage = project.npx().arg("--no-such-flag").output().unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("--no-such-flag"));
+
+    let site = Site::empty();
+    let missing = site.root.join("missing");
+    let runtime = project
+        .npx()
+        .args(["-b", BASE])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    let direct = crate::harness::Cmd::new()
+        .args(["-b", BASE])
+        .arg(&missing)
+        .run();
+    assert_eq!(runtime.status.code(), Some(direct.code()));
+    assert_ne!(direct.code(), 0);
+    assert_eq!(String::from_utf8_lossy(&runtime.stderr), direct.stderr());
+}
+
+/// A SIGTERM sent to the launcher alone reaches the binary, and the launcher dies of it.
+#[test]
+fn launcher_passes_a_signal_on_and_dies_of_it() {
+    let Some(project) = project() else { return };
+    let site = Site::empty();
+    // The binary waits for its list on the open standard input.
+    let mut launcher = Command::new(project.launcher())
+        .args(["-b", BASE, "--files-from", "-"])
+        .arg(&site.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let children = format!("/proc/{0}/task/{0}/children", launcher.id());
+    let started = Instant::now();
+    while fs::read_to_string(&children)
+        .unwrap_or_default()
+        .trim()
+        .is_empty()
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no binary started"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    // Kept open past the wait, which would close it.
+    let mut stdin = launcher.stdin.take().unwrap();
+    run(Command::new("kill").args(["-TERM", &launcher.id().to_string()]));
+    let status = launcher.wait().unwrap();
+    assert_eq!(status.signal(), Some(15), "launcher ended with {status}");
+    // No reader is left on the pipe: the binary is gone too.
+    let write = stdin.write_all(b"page.html\n");
+    assert_eq!(write.map_err(|err| err.kind()), Err(ErrorKind::BrokenPipe));
+}
+
+#[test]
+fn sitemapgen_binary_variable_names_the_binary_to_run() {
+    let Some(project) = project() else { return };
+    let ours = env!("CARGO_BIN_EXE_sitemapgen");
+    let version = run(project
+        .npx()
+        .env("SITEMAPGEN_BINARY", ours)
+        .arg("--version"));
+    assert_eq!(
+        String::from_utf8(version.stdout).unwrap(),
+        format!("sitemapgen {VERSION}\n")
+    );
+
+    let site = Site::empty();
+    let absent = site.root.join("no-binary");
+    let refused = project
+        .npx()
+        .env("SITEMAPGEN_BINARY", &absent)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "sitemapgen: error: cannot run {}:",
+            absent.display()
+        )),
+        "{stderr}"
+    );
+}
+
+/// Without its platform package (optional dependencies left out), the launcher says which
+/// platform it looked for and what to do.
+#[test]
+fn launcher_names_the_platform_whose_package_is_missing() {
+    let Some(packed) = packed() else { return };
+    let project = install(
+        &packed.npm,
+        packed.npx.clone(),
+        std::slice::from_ref(&packed.main),
+    );
+    let output = project.npx().arg("--version").output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "sitemapgen: error: the package sitemapgen-cli-linux-x64, which holds the binary for \
+         linux-x64, is not installed\n\
+         hint: install it (npm install sitemapgen-cli-linux-x64); optional dependencies may \
+         have been left out (--omit=optional, or a lock file made on another platform)\n"
+    );
+}
