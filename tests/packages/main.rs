@@ -1,6 +1,6 @@
-//! The packages users install: the Python wheel, the npm packages, the crate, and the one
-//! version they all carry. The wheel is built once per run (the `dist` profile: release
-//! without LTO) and its binary serves the npm test too.
+//! The packages users install: the Python wheel, the npm packages, the crate, the release
+//! workflow and the one version they all carry. The wheel is built once per run (the `dist`
+//! profile: release without LTO) and its binary serves the npm test too.
 
 // Shared with tests/cli, which uses all of them; this binary needs only a part.
 #[allow(dead_code)]
@@ -15,3 +15,4 @@ mod crate_package;
 mod npm;
 mod version;
 mod wheel;
+mod workflow;

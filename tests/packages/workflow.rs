@@ -1,0 +1,92 @@
+//! The release workflow: actionlint passes, and its archives are named as cargo-binstall
+//! looks for them with no metadata: `{ name }-{ target }-v{ version }.tgz` holding
+//! `{ name }-{ target }-v{ version }/{ bin }`.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::built::{MANIFEST_DIR, run, tool};
+
+fn release_workflow() -> String {
+    fs::read_to_string(Path::new(MANIFEST_DIR).join(".github/workflows/release.yml")).unwrap()
+}
+
+/// The lines of the top-level job NAME.
+fn job<'a>(workflow: &'a str, name: &str) -> Vec<&'a str> {
+    let header = format!("  {name}:");
+    workflow
+        .lines()
+        .skip_while(|line| *line != header)
+        .skip(1)
+        .take_while(|line| line.is_empty() || line.starts_with("   "))
+        .collect()
+}
+
+/// cargo-binstall's default archive name and folder for one target, with the workflow's
+/// own placeholders for the target and the version.
+fn binstall_name(target: &str, version: &str) -> String {
+    format!("{}-{target}-v{version}", env!("CARGO_PKG_NAME"))
+}
+
+#[test]
+fn release_archives_are_named_as_cargo_binstall_looks_for_them() {
+    let workflow = release_workflow();
+    let binaries = job(&workflow, "binaries");
+    assert!(!binaries.is_empty(), "no binaries job");
+
+    let targets: Vec<&str> = binaries
+        .iter()
+        .filter_map(|line| line.trim().strip_prefix("- { target: "))
+        .map(|rest| rest.split(',').next().unwrap())
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            "x86_64-unknown-linux-musl",
+            "aarch64-unknown-linux-musl",
+            "x86_64-apple-darwin",
+            "aarch64-apple-darwin"
+        ]
+    );
+
+    let name = binaries
+        .iter()
+        .find_map(|line| line.trim().strip_prefix("NAME: "))
+        .expect("the archive's NAME");
+    assert_eq!(
+        name,
+        binstall_name(
+            "${{ matrix.target }}",
+            "${{ needs.version.outputs.version }}"
+        )
+    );
+    // The archive NAME.tgz holds the folder NAME with the binary in it.
+    let steps = binaries.join("\n");
+    for part in [
+        r#"mkdir -p "dist/$NAME""#,
+        r#"cp "target/${{ matrix.target }}/release/sitemapgen" README.md "dist/$NAME/""#,
+        r#"tar -C dist -czf "dist/$NAME.tgz" "$NAME""#,
+    ] {
+        assert!(steps.contains(part), "the binaries job lacks {part}");
+    }
+    // The version in the name is Cargo.toml's, and the tag names it.
+    let version = job(&workflow, "version").join("\n");
+    assert!(version.contains(r#"if [ "$GITHUB_REF_NAME" != "v$version" ]; then"#));
+}
+
+#[test]
+fn workflows_pass_actionlint() {
+    let Some(actionlint) = tool("actionlint") else {
+        return;
+    };
+    let workflows: Vec<_> = fs::read_dir(Path::new(MANIFEST_DIR).join(".github/workflows"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert!(!workflows.is_empty());
+    run(Command::new(actionlint)
+        .current_dir(MANIFEST_DIR)
+        .arg("-no-color")
+        .args(&workflows));
+}
