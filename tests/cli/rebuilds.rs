@@ -176,6 +176,32 @@ fn docusaurus_re_dates_a_post_and_the_lists_that_show_it() {
 }
 
 #[test]
+fn starlight_re_dates_a_page_and_its_locale_fallback() {
+    // A page with no French translation is built at /fr/ too, showing the English text.
+    assert_redated(
+        "starlight",
+        "https://starlight-template.example.org/",
+        &["fr/guides/example/", "guides/example/"],
+        &["fr/reference/configuration/", "reference/configuration/"],
+    );
+}
+
+#[test]
+fn vitepress_re_dates_the_page_that_shows_the_site_config() {
+    // The template's "Runtime API Examples" page prints the theme config in its content:
+    // a new sidebar entry, nav link or footer is a change of that page's text.
+    let found = redated(
+        "vitepress",
+        "https://vitepress-template.example.org/",
+        &["--clean-urls"],
+    );
+    assert_eq!(found["rebuild"], [] as [&str; 0]);
+    assert_eq!(found["edit"], ["markdown-examples"]);
+    assert_eq!(found["add"], ["about", "api-examples"]);
+    assert_eq!(found["sitewide"], ["api-examples"]);
+}
+
+#[test]
 fn a_digest_of_the_bytes_re_dates_what_the_build_touched() {
     // What the content digest is for: with every byte counted, adding a page re-dates all
     // of MkDocs Material's pages, and a new site name all of them but the 404 page's peers.
