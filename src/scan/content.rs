@@ -4,13 +4,16 @@
 //! content). It is made of:
 //!
 //! - the **main region**: the page's `<main>` elements and those with `role="main"` (or the
-//!   elements `--digest-region` names); without one, the whole body. Within it, navigation
+//!   elements `--digest-region` names). Without one, the content column and the articles
+//!   (`#content`, `.content` and the like, and every `<article>`: themes without `<main>`
+//!   put a blogroll or a link list in a section beside them); without those either, or
+//!   without the region `--digest-region` names, the whole body. Within it, navigation
 //!   and chrome are left out: `<nav>`, `<aside>`, elements with `role="navigation"`,
 //!   `"banner"`, `"contentinfo"`, `"complementary"` or `"search"`, and a `<header>` or
-//!   `<footer>` outside an `<article>`; so are `<script>`, `<style>`, `<template>` and a
-//!   `<noscript>` in the body. What counts there: the words of the text (whitespace and
-//!   line breaks do not count), the targets of links, the sources of images, video and
-//!   frames;
+//!   `<footer>` outside an `<article>`, but an `<article>` within chrome is content again;
+//!   `<script>`, `<style>`, `<template>` and a `<noscript>` in the body are left out too.
+//!   What counts there: the words of the text (whitespace and line breaks do not count),
+//!   the targets of links, the sources of images, video and frames;
 //! - the **structured data**: each JSON-LD block (but objects about the site as a whole,
 //!   `WebSite` and `Organization`), its keys sorted;
 //! - the **robots directives**.
@@ -23,7 +26,8 @@
 //! each run of text and each URL before it counts.
 //!
 //! The same walk through the page's regions finds its images for `--images` (`images.rs`):
-//! those of the main region, or of the body less its chrome when there is none.
+//! those of the main region, or of the body less its chrome when there is none (the
+//! content column is the digest's guess alone).
 
 use super::digest::DigestRules;
 use super::images::{Images, PageImages};
@@ -56,6 +60,9 @@ enum Kind {
     Main,
     Chrome,
     Article,
+    /// What themes without a main region name their content column (`#content`,
+    /// `.content`, `#main`).
+    Container,
     /// Inert, or text that is not content (`<template>`, `<noscript>` in the body).
     Inert,
 }
@@ -192,9 +199,13 @@ pub struct Content<'r> {
     main: u32,
     chrome: u32,
     articles: u32,
+    containers: u32,
     inert: u32,
     /// Whether a main region was seen: then it is the digest, else the body.
     main_seen: bool,
+    /// Whether a content column or an article was seen: then, without a main region,
+    /// they are the digest.
+    columns_seen: bool,
     digest: Option<Digest<'r>>,
     images: Option<Images<'r>>,
 }
@@ -204,6 +215,8 @@ struct Digest<'r> {
     rules: &'r DigestRules,
     in_main: Stream,
     in_body: Stream,
+    /// The content columns and the articles, for a page without a main region.
+    in_columns: Stream,
     /// The run of text not yet counted.
     run: Vec<u8>,
     /// JSON-LD blocks and robots directives, counted whatever the region.
@@ -231,12 +244,15 @@ impl<'r> Content<'r> {
             main: 0,
             chrome: 0,
             articles: 0,
+            containers: 0,
             inert: 0,
             main_seen: false,
+            columns_seen: false,
             digest: digest.map(|rules| Digest {
                 rules,
                 in_main: Stream::new(),
                 in_body: Stream::new(),
+                in_columns: Stream::new(),
                 run: Vec::new(),
                 structured: blake3::Hasher::new(),
                 robots: Vec::new(),
@@ -312,9 +328,23 @@ impl<'r> Content<'r> {
         }
     }
 
-    /// Whether text here counts at all (outside chrome and inert elements).
+    /// Whether text here counts at all: outside inert elements, and outside chrome unless
+    /// an article within it holds the text (Pelican's `<aside id="featured">` shows a list's
+    /// newest article in full: an edit of it is a change of the list).
     fn counts(&self) -> bool {
-        self.chrome == 0 && self.inert == 0
+        self.inert == 0
+            && (self.chrome == 0
+                || self
+                    .stack
+                    .iter()
+                    .rev()
+                    .find(|open| open.kind == Kind::Chrome || open.is_article())
+                    .is_some_and(Open::is_article))
+    }
+
+    /// Whether text here is in a content column or an article.
+    fn in_columns(&self) -> bool {
+        self.containers > 0 || self.articles > 0
     }
 
     /// Counts the run of text so far in the streams it belongs to.
@@ -326,7 +356,7 @@ impl<'r> Content<'r> {
     /// Counts the first `len` bytes of the run of text, and takes them off it.
     fn count_run(&mut self, len: usize) {
         let counts = self.counts();
-        let (main_seen, in_main) = (self.main_seen, self.main > 0);
+        let (main_seen, in_main, in_columns) = (self.main_seen, self.main > 0, self.in_columns());
         let Some(digest) = &mut self.digest else {
             return;
         };
@@ -335,10 +365,13 @@ impl<'r> Content<'r> {
         }
         let run = std::mem::take(&mut digest.run);
         let text = digest.rules.strip(&run[..len]);
-        // Once a main region is seen, the body's stream no longer matters.
+        // Once a main region is seen, the other streams no longer matter.
         if counts {
             if !main_seen {
                 digest.in_body.words(&text);
+                if in_columns {
+                    digest.in_columns.words(&text);
+                }
             }
             if in_main {
                 digest.in_main.words(&text);
@@ -370,13 +403,16 @@ impl<'r> Content<'r> {
     }
 
     fn url(&mut self, mark: u8, url: &[u8]) {
-        let (main_seen, in_main) = (self.main_seen, self.main > 0);
+        let (main_seen, in_main, in_columns) = (self.main_seen, self.main > 0, self.in_columns());
         let Some(digest) = &mut self.digest else {
             return;
         };
         let url = digest.rules.strip(without_host(url.trim_ascii()));
         if !main_seen {
             digest.in_body.url(mark, &url);
+            if in_columns {
+                digest.in_columns.url(mark, &url);
+            }
         }
         if in_main {
             digest.in_main.url(mark, &url);
@@ -387,6 +423,9 @@ impl<'r> Content<'r> {
         self.flush();
         let kind = self.kind(tag);
         self.main_seen |= kind == Some(Kind::Main);
+        // A named region replaces the guess: a page without it counts its body.
+        self.columns_seen |=
+            self.region.is_none() && (kind == Some(Kind::Container) || tag.name == b"article");
         if self.counts() && !matches!(kind, Some(Kind::Chrome | Kind::Inert)) {
             if self.digest.is_some() {
                 self.links_and_media(tag);
@@ -435,6 +474,7 @@ impl<'r> Content<'r> {
             Kind::Main => &mut self.main,
             Kind::Chrome => &mut self.chrome,
             Kind::Article => &mut self.articles,
+            Kind::Container => &mut self.containers,
             Kind::Inert => &mut self.inert,
         };
         *counter = counter.saturating_add_signed(by);
@@ -462,6 +502,7 @@ impl<'r> Content<'r> {
             b"header" | b"footer" if self.articles == 0 => Some(Kind::Chrome),
             b"article" => Some(Kind::Article),
             b"template" | b"script" | b"style" | b"noscript" => Some(Kind::Inert),
+            _ if self.region.is_none() && is_container(tag) => Some(Kind::Container),
             _ => None,
         }
     }
@@ -490,19 +531,48 @@ impl<'r> Content<'r> {
     pub fn finish(mut self) -> Found {
         self.flush();
         let main_seen = self.main_seen;
+        let region = if main_seen {
+            Region::Main
+        } else if self.columns_seen {
+            Region::Columns
+        } else {
+            Region::Body
+        };
         Found {
-            digest: self.digest.map(|digest| digest.finish(main_seen)),
+            digest: self.digest.map(|digest| digest.finish(region)),
             images: self.images.map(|images| images.finish(main_seen)),
         }
     }
 }
 
+/// Which of the page's streams is its digest.
+enum Region {
+    Main,
+    Columns,
+    Body,
+}
+
+/// Whether `tag` is a content column as themes without `<main>` name it: `id="content"`,
+/// `id="main"` or `id="main-content"`, or the class `content`.
+fn is_container(tag: &Tag) -> bool {
+    let id = tag.attribute(b"id").map(<[u8]>::trim_ascii);
+    id.is_some_and(|id| {
+        [b"content".as_slice(), b"main", b"main-content"]
+            .iter()
+            .any(|name| id.eq_ignore_ascii_case(name))
+    }) || tag.attribute(b"class").is_some_and(|class| {
+        class
+            .split(u8::is_ascii_whitespace)
+            .any(|name| name.eq_ignore_ascii_case(b"content"))
+    })
+}
+
 impl Digest<'_> {
-    fn finish(mut self, main_seen: bool) -> blake3::Hash {
-        let region = if main_seen {
-            self.in_main.finalize()
-        } else {
-            self.in_body.finalize()
+    fn finish(mut self, region: Region) -> blake3::Hash {
+        let region = match region {
+            Region::Main => self.in_main.finalize(),
+            Region::Columns => self.in_columns.finalize(),
+            Region::Body => self.in_body.finalize(),
         };
         self.robots.sort();
         self.robots.dedup();
@@ -770,6 +840,121 @@ mod tests {
             )
         };
         assert_eq!(digest(&site("A")), digest(&site("B")));
+    }
+
+    #[test]
+    fn an_article_in_an_aside_is_content() {
+        // Pelican's notmyidea: a list's newest article shown in full in an aside.
+        let list = |featured: &str, related: &str| {
+            page(
+                "",
+                &format!(
+                    "<main><aside id=featured><h2>Featured</h2><article><h1>Post</h1>\
+                     <footer>tags: a</footer><p>{featured}</p><nav>next</nav></article></aside>\
+                     <p>Others</p><aside>{related}</aside></main>"
+                ),
+            )
+        };
+        let base = digest(&list("Text", "r"));
+        assert_ne!(digest(&list("Edited", "r")), base);
+        // The rest of the aside, a nav within its article and another aside stay chrome.
+        assert_eq!(digest(&list("Text", "r, s")), base);
+        assert_eq!(
+            digest(&list("Text", "r").replace("Featured", "Newest")),
+            base
+        );
+        assert_eq!(digest(&list("Text", "r").replace("next", "previous")), base);
+    }
+
+    #[test]
+    fn without_a_main_region_the_content_column_and_the_articles() {
+        // Pelican's notmyidea: no <main>; the featured article, the #content column, and
+        // a blogroll in a section beside them.
+        let pelican = |featured: &str, content: &str, blogroll: &str| {
+            page(
+                "",
+                &format!(
+                    "<header><h1>Site</h1></header><a href=/fork>Fork me</a>\
+                     <aside id=featured><article><p>{featured}</p></article></aside>\
+                     <section id=content class=body><h1>Other articles</h1><p>{content}</p>\
+                     </section><section id=extras><a href=/x>{blogroll}</a></section>\
+                     <footer>© x</footer>"
+                ),
+            )
+        };
+        let base = digest(&pelican("F", "C", "B"));
+        assert_eq!(digest(&pelican("F", "C", "B, and a new link")), base);
+        assert_ne!(digest(&pelican("G", "C", "B")), base);
+        assert_ne!(digest(&pelican("F", "D", "B")), base);
+        // A list of one article: the article alone.
+        let single = |featured: &str, blogroll: &str| {
+            page(
+                "",
+                &format!("<article><p>{featured}</p></article><section>{blogroll}</section>"),
+            )
+        };
+        assert_eq!(digest(&single("F", "B")), digest(&single("F", "C")));
+        assert_ne!(digest(&single("F", "B")), digest(&single("G", "B")));
+        // The columns as themes name them.
+        for column in [
+            "<div id=content>",
+            "<div id=Main>",
+            "<div id=main-content>",
+            "<div class='content container'>",
+        ] {
+            let page = |sidebar: &str, text: &str| {
+                page(
+                    "",
+                    &format!("<div class=sidebar>{sidebar}</div>{column}<p>{text}</p></div>"),
+                )
+            };
+            assert_eq!(digest(&page("a", "T")), digest(&page("b", "T")), "{column}");
+            assert_ne!(digest(&page("a", "T")), digest(&page("a", "U")), "{column}");
+        }
+        // With a main region, a column outside it does not count.
+        let main =
+            |column: &str| page("", &format!("<main>M</main><div id=content>{column}</div>"));
+        assert_eq!(digest(&main("a")), digest(&main("b")));
+    }
+
+    #[test]
+    fn a_named_aside_is_the_region_and_a_page_without_it_counts_its_body() {
+        let rules = DigestRules::new(
+            Mode::Content,
+            Some(Selector::parse("aside#featured").unwrap()),
+            Vec::new(),
+        );
+        let named = |featured: &str, other: &str| {
+            page(
+                "",
+                &format!("<aside id=featured>{featured}</aside><div id=content>{other}</div>"),
+            )
+        };
+        assert_eq!(
+            digest_with(&rules, &named("F", "a")),
+            digest_with(&rules, &named("F", "b"))
+        );
+        assert_ne!(
+            digest_with(&rules, &named("F", "a")),
+            digest_with(&rules, &named("G", "a"))
+        );
+        // Without the named region: the body less its chrome, not the guessed column.
+        let unnamed = |column: &str, loose: &str| {
+            page(
+                "",
+                &format!(
+                    "<div id=content>{column}</div><article>a</article><p>{loose}</p><nav>n</nav>"
+                ),
+            )
+        };
+        assert_ne!(
+            digest_with(&rules, &unnamed("a", "x")),
+            digest_with(&rules, &unnamed("a", "y"))
+        );
+        assert_eq!(
+            digest_with(&rules, &unnamed("a", "x")),
+            digest_with(&rules, &unnamed("a", "x").replace(">n<", ">m<"))
+        );
     }
 
     #[test]

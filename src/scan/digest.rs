@@ -30,7 +30,7 @@ pub struct DigestRules {
 
 /// The version of the content digest's rules: a state made with other rules keeps its
 /// dates and is made anew.
-const CONTENT_VERSION: &str = "content-1";
+const CONTENT_VERSION: &str = "content-2";
 
 impl DigestRules {
     pub fn new(mode: Mode, region: Option<Selector>, ignore: Vec<Regex>) -> Self {
@@ -220,7 +220,7 @@ mod tests {
     fn the_rules_are_named_in_the_state() {
         assert_eq!(rules(&[]).describe(), "blake3 ignore=-");
         let content = DigestRules::new(Mode::Content, None, Vec::new());
-        assert_eq!(content.describe(), "content-1 ignore=- region=-");
+        assert_eq!(content.describe(), "content-2 ignore=- region=-");
         let region = DigestRules::new(
             Mode::Content,
             Some(Selector::parse("article").unwrap()),

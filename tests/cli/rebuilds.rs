@@ -1,4 +1,4 @@
-//! Truthful lastmod on real rebuilds (`fixtures/rebuilds/`, see its README): five real sites,
+//! Truthful lastmod on real rebuilds (`fixtures/rebuilds/`, see its README): real sites,
 //! each built from scratch five times (base; the same source again; one page's text edited;
 //! one page added; only site-wide changes: site name, footer, theme colour, a new nav link,
 //! an asset's fingerprint). Every file of a rebuild gets a new mtime, as in CI. Under
@@ -176,6 +176,50 @@ fn docusaurus_re_dates_a_post_and_the_lists_that_show_it() {
 }
 
 #[test]
+fn pelican_re_dates_the_lists_that_feature_an_edited_article() {
+    // The notmyidea theme has no <main>: its content is <section id="content">, and each
+    // list page shows its newest article in full in <aside id="featured"> (a list of one
+    // article has only that); the blogroll and the social links sit in
+    // <section id="extras">, beside the content.
+    let found = redated("pelican", "http://blog.notmyidea.org/", &[]);
+    assert_eq!(found["rebuild"], [] as [&str; 0]);
+    assert_eq!(
+        found["edit"],
+        [
+            "",
+            "author/alexis-metaireau.html",
+            "category/misc.html",
+            "second-article.html",
+            "tag/bar.html",
+            "tag/foo.html",
+        ]
+    );
+    // A new article moves every later one down a page of the lists it is in.
+    assert_eq!(
+        found["add"],
+        [
+            "",
+            "archives.html",
+            "author/alexis-metaireau.html",
+            "author/alexis-metaireau2.html",
+            "author/alexis-metaireau3.html",
+            "authors.html",
+            "categories.html",
+            "category/misc.html",
+            "category/misc2.html",
+            "index2.html",
+            "index3.html",
+            "tag/yeah.html",
+            "tags.html",
+            "third-article.html",
+        ]
+    );
+    // The one page with its text loose in the body (a template page, "Some text") counts
+    // the body less its chrome, the blogroll with it.
+    assert_eq!(found["sitewide"], ["jinja2_template.html"]);
+}
+
+#[test]
 fn starlight_re_dates_a_page_and_its_locale_fallback() {
     // A page with no French translation is built at /fr/ too, showing the English text.
     assert_redated(
@@ -247,7 +291,7 @@ fn a_state_of_other_digest_rules_keeps_every_date() {
     assert!(
         fs::read_to_string(&state)
             .unwrap()
-            .contains("\ndigest content-1 ignore=- region=-\n")
+            .contains("\ndigest content-2 ignore=- region=-\n")
     );
     let urls = validate::sitemap(&site.sitemap_path(), base);
     assert!(
@@ -267,6 +311,19 @@ fn a_named_region_is_the_digest() {
     assert_eq!(found["edit"], ["extensions/nl2br/"]);
     assert_eq!(found["add"], ["test_tools/"]);
     assert!(found["sitewide"].is_empty());
+}
+
+#[test]
+fn a_named_aside_is_content() {
+    // Naming Pelican's featured aside with its content column: the same dates as the
+    // guess, and the template page without either counts its body.
+    let named = redated(
+        "pelican",
+        "http://blog.notmyidea.org/",
+        &["--digest-region", "aside#featured,section#content"],
+    );
+    assert_eq!(named, redated("pelican", "http://blog.notmyidea.org/", &[]));
+    assert_eq!(named["sitewide"], ["jinja2_template.html"]);
 }
 
 /// Each listed URL's lastmod.
