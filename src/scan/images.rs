@@ -527,6 +527,11 @@ mod tests {
         // One dimension of a pixel, or none, is an image.
         assert_eq!(images("<img src=p.gif width=1>").len(), 1);
         assert_eq!(images("<img src=p.gif width=10 height=1>").len(), 1);
+        // An article in an aside is content, as for the digest (Pelican's featured one).
+        assert_eq!(
+            images("<aside><img src=a.png><article><img src=f.png></article></aside>"),
+            ["https://example.com/docs/guide/f.png"]
+        );
     }
 
     #[test]
