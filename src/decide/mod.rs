@@ -426,7 +426,7 @@ impl<'s> Decider<'s> {
     /// Says, when most pages name canonical URLs outside the base URL, that the base URL is
     /// probably wrong, and which one the pages suggest; fails if `--lastmod git`'s git did.
     pub fn finish(&mut self, report: &mut Report) -> Result<()> {
-        self.dater.finish()?;
+        self.dater.finish(report)?;
         let elsewhere: u64 = self.elsewhere.values().sum();
         let most = self
             .elsewhere

@@ -101,7 +101,7 @@ fn a_rebuild_re_dates_exactly_the_pages_whose_content_changed() {
         .success()
         .stderr_has(&["1 added, 1 removed, 0 re-dated, 19 kept"]);
     let text = fs::read_to_string(&state).unwrap();
-    assert!(text.starts_with("sitemapgen-state 2\n"));
+    assert!(text.starts_with("sitemapgen-state 3\n"));
     assert!(!text.contains("/p05.html") && text.contains("/new.html"));
 }
 
@@ -167,8 +167,8 @@ fn a_bad_state_file_stops_the_run_and_a_missing_one_is_a_first_run() {
     let cases = [
         ("", "is empty"),
         (
-            "sitemapgen-state 3\ndigest blake3 ignore=-\n",
-            "version \"3\"",
+            "sitemapgen-state 4\ndigest blake3 ignore=-\n",
+            "version \"4\"",
         ),
         ("<?xml version=\"1.0\"?>\n", "not a sitemapgen-state header"),
         (
@@ -652,7 +652,7 @@ fn a_version_1_state_keeps_every_date() {
     assert!(
         fs::read_to_string(&state)
             .unwrap()
-            .starts_with("sitemapgen-state 2\n")
+            .starts_with("sitemapgen-state 3\n")
     );
 }
 

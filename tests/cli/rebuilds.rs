@@ -326,6 +326,65 @@ fn a_named_aside_is_content() {
     assert_eq!(named["sitewide"], ["jinja2_template.html"]);
 }
 
+#[test]
+fn a_page_re_dated_on_every_run_is_named() {
+    // Hugo's docs shuffle showcase tiles inside <main> on every build: no digest can tell
+    // that from an edit, so the page is re-dated each time, and after three runs in a row
+    // a warning says so.
+    let site = Site::empty();
+    let state = site.outside().join("sitemap.state");
+    let state = state.to_str().unwrap();
+    let base = "https://example.org/";
+    fs::write(
+        site.path("about.html"),
+        "<title>a</title><main>About</main>",
+    )
+    .unwrap();
+    let run = |tiles: &str, verbose: bool| {
+        let page = format!("<title>x</title><main><p>Showcase</p>{tiles}</main>");
+        fs::write(site.path("index.html"), page).unwrap();
+        let args = [
+            "-b",
+            base,
+            "--lastmod",
+            "2024-01-01",
+            "--state",
+            state,
+            "-v",
+        ];
+        site.run(&args[..args.len() - usize::from(!verbose)])
+            .success()
+            .stderr()
+    };
+    let (ab, ba) = (
+        "<a href=/a>A</a><a href=/b>B</a>",
+        "<a href=/b>B</a><a href=/a>A</a>",
+    );
+    // A first run, then two re-dated in a row.
+    for tiles in [ab, ba, ab] {
+        let stderr = run(tiles, false);
+        assert!(!stderr.contains("warning"), "{stderr}");
+    }
+    let stderr = run(ba, true);
+    assert!(
+        stderr.contains(
+            "warning: 1 page re-dated on each of the last 3 runs or more: their content may \
+             change on every build"
+        ) && stderr.contains("-v lists them")
+            && stderr.contains("re-dated on 3 runs in a row or more: https://example.org/\n"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("about.html"), "{stderr}");
+    // A run that keeps its date ends the streak.
+    let stderr = run(ba, false);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    assert!(
+        fs::read_to_string(site.outside().join("sitemap.state"))
+            .unwrap()
+            .contains(" 0\nend 2\n")
+    );
+}
+
 /// Each listed URL's lastmod.
 fn dates(path: &Path, base: &str) -> BTreeMap<String, Option<String>> {
     validate::sitemap(path, base)

@@ -496,6 +496,7 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
                 ctime: i128::from(*mtime) * 3,
                 inode: *size / 2,
             }),
+            streak: 0,
         };
         records.insert(mapping.page_path(&rel).path, record);
     }

@@ -157,7 +157,13 @@ struct Frozen<'c> {
     /// To read a page whose digest the caller did not make.
     scanner: Scanner,
     churn: Churn,
+    /// The URLs re-dated on `RESTLESS` runs in a row or more, this one included.
+    restless: Vec<String>,
 }
+
+/// Runs in a row that re-date a page before a warning says its content may change on every
+/// build (shuffled tiles, a build stamp): no digest tells that from an edit.
+const RESTLESS: u32 = 3;
 
 /// How this run's dates compare with the state's.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -302,6 +308,7 @@ impl<'c> Dater<'c> {
                     added: HashSet::new(),
                     scanner: Scanner::default(),
                     churn: Churn::default(),
+                    restless: Vec::new(),
                 })
             }
         };
@@ -349,12 +356,28 @@ impl<'c> Dater<'c> {
     }
 
     /// Once every page is dated: waits for git if no page did, so that its failure is told
-    /// whatever the pages needed.
-    pub fn finish(&mut self) -> Result<()> {
-        match &mut self.git {
-            Some(git) => git.wait().map_err(git_failed).map_err(Into::into),
-            None => Ok(()),
+    /// whatever the pages needed; warns of the pages re-dated on every run of late.
+    pub fn finish(&mut self, report: &mut Report) -> Result<()> {
+        if let Some(git) = &mut self.git {
+            git.wait().map_err(git_failed)?;
         }
+        let Some(frozen) = self.frozen.as_ref().filter(|f| !f.restless.is_empty()) else {
+            return Ok(());
+        };
+        for loc in &frozen.restless {
+            report.detail(format_args!(
+                "re-dated on {RESTLESS} runs in a row or more: {loc}"
+            ));
+        }
+        report.warn(
+            Warning::Run,
+            format_args!(
+                "{} re-dated on each of the last {RESTLESS} runs or more: their content may \
+                 change on every build (shuffled, or stamped with the build)",
+                crate::report::count(frozen.restless.len() as u64, "page")
+            ),
+            "see --digest-ignore and --digest-region (-v lists them)",
+        )
     }
 
     /// The churn against the state, once every page is dated; None without --state.
@@ -472,23 +495,30 @@ impl Frozen<'_> {
             Some(declared) => Some(declared) > recorded.as_deref().and_then(w3c::instant),
             None => false,
         };
-        let (lastmod, change) = match old {
+        let (lastmod, change, streak) = match old {
             Some(o) if (o.digest == digest || !self.old.comparable) && !newer(&o.lastmod) => {
                 self.churn.kept += 1;
-                (o.lastmod, None)
+                (o.lastmod, None, 0)
             }
-            Some(_) => {
+            Some(o) => {
                 self.churn.redated += 1;
                 if self.churn.redated_urls.len() < SHOWN_REDATED {
                     self.churn.redated_urls.push(url.loc.to_string());
                 }
-                (fresh(report)?, Some(Kind::Redated))
+                (
+                    fresh(report)?,
+                    Some(Kind::Redated),
+                    o.streak.saturating_add(1),
+                )
             }
             None => {
                 self.churn.added += 1;
-                (fresh(report)?, Some(Kind::Added))
+                (fresh(report)?, Some(Kind::Added), 0)
             }
         };
+        if streak >= RESTLESS {
+            self.restless.push(url.loc.to_string());
+        }
         if let (Some(kind), Some((changes, path))) = (change, &mut self.changes) {
             changes
                 .change(kind, url.loc)
@@ -506,6 +536,7 @@ impl Frozen<'_> {
             // A file changed in the last moments may change again within the same
             // timestamps: such a stamp proves nothing next time.
             stamp: (page.stamp.ctime < self.settled_before).then_some(page.stamp),
+            streak,
         };
         if !repeated {
             new.record(key, &record)

@@ -5,16 +5,18 @@
 //! diffable:
 //!
 //! ```text
-//! sitemapgen-state 2
+//! sitemapgen-state 3
 //! digest blake3 ignore=<fingerprint of the --digest-ignore rules, or ->
-//! <key> <lastmod or -> <digest> <stamp or ->
+//! <key> <lastmod or -> <digest> <stamp or -> <streak>
 //! end <number of records>
 //! ```
 //!
 //! The end line makes a file cut short at a line boundary detectable. The stamp is what a
 //! stat says of the file (`SIZE:MTIME:CTIME:INODE`, the times in nanoseconds): a page whose
-//! stamp is unchanged is not read again. A version 1 state (`<size> <mtime>` for the stamp,
-//! which pinned mtimes fool) is read with no stamps, so its pages are read once more.
+//! stamp is unchanged is not read again. The streak counts the runs in a row that re-dated
+//! the page. A version 2 state (no streak) is read with streaks of 0. A version 1 state
+//! (`<size> <mtime>` for the stamp, which pinned mtimes fool) is read with no stamps, so its
+//! pages are read once more.
 //!
 //! The key is the URL's path under the base URL (`/`, `/docs/`, `/about.html`), so moving
 //! the site to another host or scheme keeps every date.
@@ -33,7 +35,7 @@ use crate::scan::digest::DigestRules;
 pub use crate::walk::Stamp;
 
 const MAGIC: &str = "sitemapgen-state";
-const VERSION: &str = "2";
+const VERSION: &str = "3";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
@@ -42,6 +44,8 @@ pub struct Record {
     /// None when the file might still change within its timestamps' resolution, as git
     /// does for "racily clean" files: it is read again next time.
     pub stamp: Option<Stamp>,
+    /// How many runs in a row, the one that wrote it included, re-dated the page.
+    pub streak: u32,
 }
 
 impl Stamp {
@@ -89,6 +93,7 @@ struct Old {
     stamped: bool,
     /// Meaningful when `stamped`.
     stamp: Stamp,
+    streak: u32,
     digest: [u8; 32],
 }
 
@@ -144,6 +149,7 @@ impl OldState {
             lastmod: self.dates.get(old.lastmod as usize).map(|d| d.to_string()),
             digest: blake3::Hash::from_bytes(old.digest),
             stamp: old.stamped.then_some(old.stamp),
+            streak: old.streak,
         }
     }
 
@@ -192,6 +198,7 @@ impl OldState {
                 lastmod: lastmod.as_deref(),
                 digest: blake3::Hash::from_bytes([0; 32]),
                 stamp: None,
+                streak: 0,
             };
             state.push(&key, record, &mut dates);
         }
@@ -242,6 +249,7 @@ impl OldState {
                 ctime: 0,
                 inode: 0,
             }),
+            streak: record.streak,
             digest: *record.digest.as_bytes(),
         });
         self.keys.push_str(key);
@@ -314,11 +322,12 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
     let (_, header) = lines
         .next("the header")?
         .ok_or_else(|| anyhow!("it is empty"))?;
-    let version_1 = match header.strip_prefix(MAGIC).map(str::trim) {
-        Some(VERSION) => false,
-        Some("1") => true,
+    let version = match header.strip_prefix(MAGIC).map(str::trim) {
+        Some(VERSION) => Version::Streaks,
+        Some("2") => Version::Stamps,
+        Some("1") => Version::First,
         Some(other) => {
-            bail!("it has version {other:?}; this sitemapgen reads versions 1 and {VERSION}")
+            bail!("it has version {other:?}; this sitemapgen reads versions 1 to {VERSION}")
         }
         None => bail!("line 1 is not a sitemapgen-state header"),
     };
@@ -347,7 +356,7 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
             state.finish()?;
             return Ok(state);
         }
-        let (key, record) = parse_record(line, version_1, &dates)
+        let (key, record) = parse_record(line, version, &dates)
             .with_context(|| format!("line {number} is malformed"))?;
         state.push(key, record, &mut dates);
     }
@@ -376,11 +385,21 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
+/// The versions of the format a state may have, by what their records hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Version {
+    /// Size and mtime, no stamp.
+    First,
+    Stamps,
+    Streaks,
+}
+
 /// A record as read, its date in the line.
 struct Parsed<'l> {
     lastmod: Option<&'l str>,
     digest: blake3::Hash,
     stamp: Option<Stamp>,
+    streak: u32,
 }
 
 /// A time in nanoseconds: 64 bits hold them until 2262, and parse several times faster than
@@ -407,23 +426,33 @@ fn fields<const N: usize>(text: &str, separator: char) -> ([&str; N], usize) {
 /// A record's line; `dates` holds the dates already read, so checked already.
 fn parse_record<'l>(
     line: &'l str,
-    version_1: bool,
+    version: Version,
     dates: &HashMap<Box<str>, u32>,
 ) -> Result<(&'l str, Parsed<'l>)> {
+    let stamp = |stamp| match stamp {
+        "-" => Ok(None),
+        stamp => Stamp::parse(stamp).map(Some),
+    };
     let (fields, count) = fields::<5>(line, ' ');
-    let (key, lastmod, digest, stamp) = match (version_1, count, fields) {
-        (false, 4, [key, lastmod, digest, stamp, _]) => match stamp {
-            "-" => (key, lastmod, digest, None),
-            stamp => (key, lastmod, digest, Some(Stamp::parse(stamp)?)),
-        },
-        (true, 5, [key, lastmod, digest, size, mtime]) => {
+    let (key, lastmod, digest, stamp, streak) = match (version, count, fields) {
+        (Version::Streaks, 5, [key, lastmod, digest, stamped, streak]) => (
+            key,
+            lastmod,
+            digest,
+            stamp(stamped)?,
+            streak.parse().context("bad streak")?,
+        ),
+        (Version::Stamps, 4, [key, lastmod, digest, stamped, _]) => {
+            (key, lastmod, digest, stamp(stamped)?, 0)
+        }
+        (Version::First, 5, [key, lastmod, digest, size, mtime]) => {
             size.parse::<u64>().context("bad size")?;
             mtime.parse::<i64>().context("bad mtime")?;
-            (key, lastmod, digest, None)
+            (key, lastmod, digest, None, 0)
         }
         _ => bail!(
             "expected {} fields, found {count}",
-            if version_1 { 5 } else { 4 }
+            if version == Version::Stamps { 4 } else { 5 }
         ),
     };
     let Some(url_path) = key.strip_prefix('/') else {
@@ -439,6 +468,7 @@ fn parse_record<'l>(
             },
             digest: digest_from_hex(digest)?,
             stamp,
+            streak,
         },
     ))
 }
@@ -478,9 +508,10 @@ impl<W: Write> Writer<W> {
             record.digest.to_hex(),
         )?;
         match &record.stamp {
-            Some(s) => writeln!(self.out, "{}:{}:{}:{}", s.size, s.mtime, s.ctime, s.inode)?,
-            None => writeln!(self.out, "-")?,
+            Some(s) => write!(self.out, "{}:{}:{}:{}", s.size, s.mtime, s.ctime, s.inode)?,
+            None => write!(self.out, "-")?,
         }
+        writeln!(self.out, " {}", record.streak)?;
         self.count += 1;
         Ok(())
     }
@@ -515,6 +546,7 @@ mod tests {
                 ctime: 1_700_000_000_123_456_789,
                 inode: 42,
             }),
+            streak: u32::from(n) - 1,
         };
         let records = [
             ("b.html", record(Some("2024-05-01T10:00:00+00:00"), 2)),
@@ -528,7 +560,7 @@ mod tests {
         let out = writer.finish().unwrap();
         let text = String::from_utf8(out.clone()).unwrap();
         assert!(
-            text.starts_with("sitemapgen-state 2\ndigest blake3 ignore="),
+            text.starts_with("sitemapgen-state 3\ndigest blake3 ignore="),
             "{text}"
         );
         assert!(
@@ -585,6 +617,7 @@ mod tests {
             lastmod: Some("2024-05-01".into()),
             digest: blake3::hash(b"x"),
             stamp: None,
+            streak: 0,
         };
         let gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         let mut writer = Writer::new(gzip, &rules).unwrap();
@@ -603,7 +636,7 @@ mod tests {
         let good = format!("/ - {} 1 2", blake3::hash(b"x").to_hex());
         for bad in [
             String::new(),
-            "sitemapgen-state 3\ndigest blake3 ignore=-\n".to_string(),
+            "sitemapgen-state 4\ndigest blake3 ignore=-\n".to_string(),
             format!("sitemapgen-state 2\ndigest blake3 ignore=-\n{good}\nend 1\n"),
             format!(
                 "sitemapgen-state 2\ndigest blake3 ignore=-\n/ - {} 1:2:3\nend 1\n",
@@ -615,6 +648,14 @@ mod tests {
             ),
             format!(
                 "sitemapgen-state 2\ndigest blake3 ignore=-\n/ - {} 1:2:3:4 x\nend 1\n",
+                blake3::hash(b"x").to_hex()
+            ),
+            format!(
+                "sitemapgen-state 3\ndigest blake3 ignore=-\n/ - {} 1:2:3:4\nend 1\n",
+                blake3::hash(b"x").to_hex()
+            ),
+            format!(
+                "sitemapgen-state 3\ndigest blake3 ignore=-\n/ - {} - -1\nend 1\n",
                 blake3::hash(b"x").to_hex()
             ),
             "something else\n".to_string(),
@@ -644,6 +685,7 @@ mod tests {
             lastmod: None,
             digest: blake3::hash(b"x"),
             stamp: None,
+            streak: 0,
         });
         assert_eq!(state(&hex).unwrap(), read);
         assert_eq!(state(&hex.to_uppercase()).unwrap(), read);
@@ -678,6 +720,7 @@ mod tests {
                     ctime,
                     inode: u64::MAX,
                 }),
+                streak: u32::MAX,
             };
             let mut writer = Writer::new(Vec::new(), &rules).unwrap();
             writer.record("a", &record).unwrap();
