@@ -222,6 +222,11 @@ pub struct Cli {
     #[arg(long)]
     pub no_html: bool,
 
+    /// Give every hreflang cluster that has a LANG alternate and declares no x-default one:
+    /// its LANG page (the tag as the pages write it, in any case)
+    #[arg(long, value_name = "LANG", value_parser = ours(parse_hreflang_default))]
+    pub hreflang_default: Option<String>,
+
     /// List each page's images as <image:image> (Google's image extension): the <img> and
     /// <picture> sources in its main region (as for --digest-region), and its og:image; on
     /// the base URL's host only, unless --image-host names another. Reads every page whole
@@ -410,6 +415,16 @@ fn parse_href(text: &str) -> anyhow::Result<String> {
 }
 
 /// An http or https URL with a host.
+fn parse_hreflang_default(text: &str) -> anyhow::Result<String> {
+    if !crate::decide::verdict::is_hreflang(text) || text.eq_ignore_ascii_case("x-default") {
+        anyhow::bail!(
+            "--hreflang-default {text:?} is not a language tag (such as en or pt-BR) \
+             other than x-default"
+        );
+    }
+    Ok(text.to_string())
+}
+
 fn parse_http_url(text: &str, flag: &str) -> anyhow::Result<url::Url> {
     match url::Url::parse(text) {
         Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(url),

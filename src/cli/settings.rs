@@ -112,6 +112,16 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     if cli.images && cli.no_html {
         bail!("--images reads the pages, and --no-html reads none: drop one");
     }
+    if cli.hreflang_default.is_some() && cli.no_html {
+        bail!(
+            "--hreflang-default adds to the alternates the pages' heads name, and --no-html reads none: drop one"
+        );
+    }
+    if cli.hreflang_default.is_some() && cli.format == Format::Txt {
+        bail!(
+            "a text sitemap (--format txt) has no alternates: drop --hreflang-default, or write XML"
+        );
+    }
     if cli.images && cli.format == Format::Txt {
         bail!("a text sitemap (--format txt) cannot list images: drop --images, or write XML");
     }
@@ -338,6 +348,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
                     .then(|| format!("{}{}", base.path(), publish::STYLESHEET))
             }),
             index_add,
+            hreflang_default: cli.hreflang_default,
         },
         publish: publish::Settings {
             root: dir,

@@ -195,7 +195,7 @@ fn normal(url: &Url) -> String {
 }
 
 /// `en`, `en-GB`, `zh-Hant-TW`, `x-default`: letters, digits and hyphens.
-fn is_hreflang(lang: &str) -> bool {
+pub fn is_hreflang(lang: &str) -> bool {
     !lang.is_empty()
         && lang.len() <= 35
         && lang.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')

@@ -2,6 +2,9 @@
 //! lists, and should name its page back. Pages are matched as canonical URLs are: after
 //! RFC 3986 normalisation, and by their substance, so that an alternate written `/fr/` finds
 //! the page listed as `/fr` (and is written as listed). Only hashes of URLs are kept.
+//!
+//! With `--hreflang-default LANG`, a page whose cluster (the page and the alternates it
+//! names) declares no `x-default` gets one: its LANG alternate, as listed.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -26,7 +29,15 @@ pub struct Links {
     pages: HashMap<u64, usize>,
     /// (page, alternate), by substance, for every alternate a page names.
     named: HashSet<(u64, u64)>,
+    /// --hreflang-default: the language whose page a cluster without an `x-default` gets
+    /// as one.
+    default: Option<String>,
+    /// Every page, by substance, that declares an `x-default` (only with `default`).
+    declares_default: HashSet<u64>,
 }
+
+/// The hreflang value of the page for users whose language no alternate matches.
+const X_DEFAULT: &str = "x-default";
 
 /// What a URL path may add to its substance (see `html::url_substance`).
 const FORMS: [&str; 6] = ["", "/", ".html", ".htm", "/index.html", "/index.htm"];
@@ -88,6 +99,14 @@ fn key(value: &impl Hash) -> u64 {
 }
 
 impl Links {
+    /// `default` is --hreflang-default's language.
+    pub fn new(default: Option<String>) -> Links {
+        Links {
+            default,
+            ..Links::default()
+        }
+    }
+
     /// Records the alternates a page names.
     pub fn add(&mut self, entry: &Entry) {
         if entry.alternates.is_empty() {
@@ -96,9 +115,12 @@ impl Links {
         let Some(page) = Parts::of(&entry.loc) else {
             return;
         };
-        for Alternate { href, .. } in &entry.alternates {
+        for Alternate { lang, href } in &entry.alternates {
             if let Some(alternate) = Parts::of(href) {
                 self.named.insert((page.page(), alternate.page()));
+            }
+            if self.default.is_some() && lang.eq_ignore_ascii_case(X_DEFAULT) {
+                self.declares_default.insert(page.page());
             }
         }
     }
@@ -128,7 +150,16 @@ impl Links {
         let Some(page) = Parts::of(&entry.loc) else {
             return Ok(());
         };
-        let mut kept = Vec::with_capacity(entry.alternates.len());
+        // A cluster with an x-default of its own keeps it, even one dropped below: the
+        // pages' word on it is not overruled.
+        let add_default = self.default.as_ref().filter(|_| {
+            !self.declares_default.contains(&page.page())
+                && !entry.alternates.iter().any(|Alternate { href, .. }| {
+                    Parts::of(href)
+                        .is_some_and(|target| self.declares_default.contains(&target.page()))
+                })
+        });
+        let mut kept = Vec::with_capacity(entry.alternates.len() + 1);
         for Alternate { lang, href } in std::mem::take(&mut entry.alternates) {
             let target = Parts::of(&href);
             let listed = target.as_ref().and_then(|target| {
@@ -165,6 +196,17 @@ impl Links {
                 )?;
             }
             kept.push(Alternate { lang, href: listed });
+        }
+        let default = add_default.and_then(|default| {
+            kept.iter()
+                .find(|alternate| alternate.lang.eq_ignore_ascii_case(default))
+        });
+        if let Some(Alternate { href, .. }) = default {
+            let href = href.clone();
+            kept.push(Alternate {
+                lang: X_DEFAULT.into(),
+                href,
+            });
         }
         entry.alternates = kept;
         Ok(())

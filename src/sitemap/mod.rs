@@ -51,6 +51,8 @@ pub struct Settings {
     pub stylesheet: Option<String>,
     /// --index-add: the URLs of others' sitemaps, which the index lists after the groups'.
     pub index_add: Vec<String>,
+    /// --hreflang-default: the language whose page is a cluster's `x-default`.
+    pub hreflang_default: Option<String>,
 }
 
 impl Settings {
@@ -77,7 +79,8 @@ pub enum Collector<'s> {
     /// Into the spool, for a second pass once every URL and alternate is known.
     Spooled {
         spool: Spool,
-        links: Links,
+        /// Boxed, so that a direct collector is not the size of these hash sets.
+        links: Box<Links>,
         /// Whether any URL has images.
         images: bool,
         /// Until a URL has alternates or images, straight into the sitemap as well: without
@@ -93,7 +96,7 @@ impl<'s> Collector<'s> {
         Ok(if spooled {
             Collector::Spooled {
                 spool: Spool::new()?,
-                links: Links::default(),
+                links: Box::new(Links::new(settings.hreflang_default.clone())),
                 images: false,
                 direct: Some(direct),
             }
@@ -140,7 +143,7 @@ impl<'s> Collector<'s> {
                 links,
                 images,
                 direct: None,
-            } => write_spooled(settings, &mut spool, links, images, report),
+            } => write_spooled(settings, &mut spool, *links, images, report),
         }
     }
 }

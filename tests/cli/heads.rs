@@ -156,6 +156,109 @@ fn a_multilingual_site_lists_its_indexable_pages_with_their_alternates() {
 }
 
 #[test]
+fn hreflang_default_gives_an_x_default_to_each_cluster_without_one() {
+    let site = Site::fixture("multilingual");
+    site.run(&["--hreflang-default", "DE"]).success();
+    let pair = |lang: &str, path: &str| (lang.to_string(), path.to_string());
+    let got = alternates(&site);
+    // The home pages declare their x-default (en/): kept as declared, none added.
+    let home = vec![
+        pair("en", "en/"),
+        pair("de", "de/"),
+        pair("fr", "fr/"),
+        pair("x-default", "en/"),
+    ];
+    for page in ["de/", "en/", "fr/"] {
+        assert_eq!(got[page], home, "{page}");
+    }
+    // A de member, as listed, in the tag's case as the pages write it.
+    assert_eq!(
+        got["en/about.html"],
+        [
+            pair("en", "en/about.html"),
+            pair("de", "de/about.html"),
+            pair("x-default", "de/about.html"),
+        ]
+    );
+    assert_eq!(
+        got["de/about.html"],
+        [
+            pair("de", "de/about.html"),
+            pair("x-default", "de/about.html")
+        ]
+    );
+    // Its de alternate is dropped (not a page): no de member, no x-default.
+    assert_eq!(got["en/gone.html"], [pair("en", "en/gone.html")]);
+
+    // A cluster one of whose pages declares an x-default gets none from the flag, even on a
+    // page that does not declare it; a declared x-default that is no page is dropped, not
+    // replaced.
+    let site = Site::empty();
+    site.write(
+        "en/index.html",
+        "<link rel=alternate hreflang=en href=/en/><link rel=alternate hreflang=de href=/de/>\
+         <link rel=alternate hreflang=x-default href=/en/>",
+    );
+    site.write(
+        "de/index.html",
+        "<link rel=alternate hreflang=en href=/en/><link rel=alternate hreflang=de href=/de/>",
+    );
+    let a = "<link rel=alternate hreflang=en href=/en/a.html>\
+             <link rel=alternate hreflang=de href=/de/a.html>";
+    site.write(
+        "en/a.html",
+        format!("{a}<link rel=alternate hreflang=x-default href=/nowhere.html>"),
+    );
+    site.write("de/a.html", a);
+    let run = site.run(&["--hreflang-default", "de"]);
+    run.success().stderr_has(&[
+        "https://example.com/en/a.html: its x-default alternate https://example.com/nowhere.html \
+         is not a page of this sitemap",
+    ]);
+    let got = alternates(&site);
+    assert_eq!(got["de/"], [pair("en", "en/"), pair("de", "de/")]);
+    assert_eq!(
+        got["en/"],
+        [
+            pair("en", "en/"),
+            pair("de", "de/"),
+            pair("x-default", "en/")
+        ]
+    );
+    let a = [pair("en", "en/a.html"), pair("de", "de/a.html")];
+    assert_eq!(got["en/a.html"], a);
+    assert_eq!(got["de/a.html"], a);
+
+    // Not a language tag; no heads read; no alternates in a text sitemap.
+    for (args, message) in [
+        (
+            &["--hreflang-default", "x-default"][..],
+            "sitemapgen: error: --hreflang-default \"x-default\" is not a language tag",
+        ),
+        (
+            &["--hreflang-default", "en_US"],
+            "sitemapgen: error: --hreflang-default \"en_US\" is not a language tag",
+        ),
+        (
+            &["--hreflang-default", "en", "--no-html"],
+            "sitemapgen: error: --hreflang-default adds to the alternates the pages' heads \
+             name, and --no-html reads none: drop one",
+        ),
+        (
+            &["--hreflang-default", "en", "--format", "txt"],
+            "sitemapgen: error: a text sitemap (--format txt) has no alternates",
+        ),
+    ] {
+        site.command(args)
+            .arg("-o")
+            .arg("-")
+            .run()
+            .expect_code(2)
+            .stderr_has(&[message]);
+    }
+}
+
+#[test]
 fn an_alternate_language_is_written_once_and_a_template_does_not_end_the_head() {
     let site = Site::empty();
     let links = "<link rel=alternate hreflang=en href=/en/>\

@@ -133,6 +133,47 @@ fn docusaurus_with_two_locales() {
 }
 
 #[test]
+fn hreflang_default_on_mkdocs_i18n_and_docusaurus() {
+    // mkdocs-static-i18n declares no x-default: each page gets its en alternate as one.
+    let (urls, run) = run_on(
+        "mkdocs-material",
+        BASE,
+        &["--exclude", "overrides/", "--hreflang-default", "en"],
+    );
+    assert!(!run.stderr().contains("warning"), "{}", run.stderr());
+    let theirs = generator_urls("mkdocs-material");
+    for url in &urls {
+        let mut expected = theirs[&url.loc].clone();
+        if let Some((_, en)) = expected.iter().find(|(lang, _)| lang == "en") {
+            let en = en.clone();
+            expected.push(("x-default".to_string(), en));
+        }
+        let mut ours = url.alternates.clone();
+        ours.sort();
+        expected.sort();
+        assert_eq!(ours, expected, "{}", url.loc);
+    }
+    assert!(urls.iter().any(|u| u.alternates.len() == 3));
+    // Docusaurus declares its own (the default locale's page): kept as declared, fr or not.
+    let (plain, _) = run_on("docusaurus", BASE, &[]);
+    let (urls, run) = run_on("docusaurus", BASE, &["--hreflang-default", "fr"]);
+    assert!(!run.stderr().contains("warning"), "{}", run.stderr());
+    let alternates = |urls: &[UrlRecord]| -> Vec<_> {
+        urls.iter()
+            .map(|u| (u.loc.clone(), u.alternates.clone()))
+            .collect()
+    };
+    assert_eq!(alternates(&urls), alternates(&plain));
+    let fr = urls.iter().find(|u| u.loc == format!("{BASE}fr/")).unwrap();
+    assert!(
+        fr.alternates
+            .contains(&("x-default".to_string(), BASE.to_string())),
+        "{:?}",
+        fr.alternates
+    );
+}
+
+#[test]
 fn docusaurus_alternates_match_pages_listed_in_another_form() {
     // Listed at computed URLs without a final slash, the fr root is /fr; its alternates
     // written /fr/ still find it, and are written as it is listed.
