@@ -113,6 +113,7 @@ impl<'s> walk::Prepare for Planner<'s> {
                 digest: Some(rules),
                 dates: false,
                 images: None,
+                known: None,
             };
             match scanner.scan(|| file.open(), size, want) {
                 Ok(whole) => read.digest = whole.digest,
@@ -155,11 +156,12 @@ impl<'s> Planner<'s> {
         let dates = settings.lastmod.mode.reads_pages();
         // A page --state must digest is read once, whole, for its head as well; unless the
         // state does not know it and only its head is read otherwise.
-        let (digest, deferred) = match self.digests.rules(&page, &computed.path) {
-            Some((rules, true)) if head && !dates && settings.images.is_none() => {
-                (None, Some(rules))
+        let (digest, deferred, known) = match self.digests.rules(&page, &computed.path) {
+            Some((rules, true, _)) if head && !dates && settings.images.is_none() => {
+                (None, Some(rules), None)
             }
-            rules => (rules.map(|(rules, _)| rules), None),
+            Some((rules, _, known)) => (Some(rules), None, known),
+            None => (None, None, None),
         };
         let want = Want {
             html,
@@ -174,6 +176,7 @@ impl<'s> Planner<'s> {
                     rules,
                     page: settings.base.join(&encode_path(&page.rel)),
                 }),
+            known,
         };
         // A page whose URL is too long is left out unread.
         let want = (loc.len() < MAX_LOC_LEN).then_some(want);
@@ -315,7 +318,7 @@ impl<'s> Decider<'s> {
                     path,
                     loc: &loc,
                 },
-                scanned.digest,
+                scanned.digest.map(|digest| (digest, scanned.fingerprint)),
                 scanned.declared,
                 report,
             )?,

@@ -662,6 +662,7 @@ mod tests {
             digest: Some(rules),
             dates: false,
             images: None,
+            known: None,
         };
         Scanner::default()
             .scan(|| std::fs::File::open(&path), html.len() as u64, want)

@@ -437,6 +437,7 @@ mod tests {
                 rules,
                 page: url.to_string(),
             }),
+            known: None,
         };
         let open = || std::fs::File::open(&path);
         Scanner::default()

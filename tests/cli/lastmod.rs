@@ -8,7 +8,7 @@ use std::process::Command;
 
 use filetime::{FileTime, set_file_mtime};
 
-use crate::harness::{BASE, Site};
+use crate::harness::{BASE, Site, copy_tree};
 use crate::validate;
 
 const PAGES: usize = 20;
@@ -779,4 +779,70 @@ fn a_page_new_to_the_state_has_the_digest_a_first_run_gives_it() {
         .success();
     let got: Vec<_> = dates(&site).into_values().map(Option::unwrap).collect();
     assert_eq!(got, ["2024-01-01", "2024-02-01"]);
+}
+
+/// The CI run: a fresh copy of the site (every stamp new, the bytes those of the last run).
+fn fresh_copy(site: &Site) {
+    let copy = site.outside().join("copy");
+    copy_tree(&site.root, &copy);
+    fs::remove_dir_all(&site.root).unwrap();
+    fs::rename(&copy, &site.root).unwrap();
+}
+
+#[test]
+fn a_fresh_copy_keeps_each_digest_by_the_bytes_fingerprint_and_reads_only_what_changed() {
+    let site = Site::with_pages(&["index.html", "a.html", "b.html"]);
+    site.write("c.html", body(3, 1, 1));
+    let state = state_path(&site);
+    let run = |site: &Site| site.run(&[&["--state", &state][..], &IGNORE].concat());
+    run(&site).success();
+    // Each record carries the fingerprint of its page's bytes.
+    let text = fs::read_to_string(&state).unwrap();
+    for line in text.lines().filter(|line| line.starts_with('/')) {
+        let fingerprint = line.rsplit(' ').next().unwrap();
+        assert_eq!(fingerprint.len(), 16, "{line}");
+        assert!(fingerprint.bytes().all(|b| b.is_ascii_hexdigit()), "{line}");
+    }
+    // Only the fingerprint tells a page whose bytes are the same: give a.html's record a
+    // digest its content does not have. Kept by its fingerprint, the page is not re-dated
+    // and the record keeps that digest; without its fingerprint, the page is tokenized
+    // and re-dated.
+    let other = blake3_hex(b"another digest");
+    let edited: String = text
+        .lines()
+        .map(|line| {
+            let mut fields: Vec<&str> = line.split(' ').collect();
+            if fields[0] == "/a.html" {
+                fields[2] = &other;
+            }
+            if fields[0] == "/b.html" {
+                fields[2] = &other;
+                *fields.last_mut().unwrap() = "-";
+            }
+            fields.join(" ") + "\n"
+        })
+        .collect();
+    fs::write(&state, &edited).unwrap();
+    fresh_copy(&site);
+    run(&site)
+        .success()
+        .stderr_has(&["0 added, 0 removed, 1 re-dated, 3 kept"]);
+    let text = fs::read_to_string(&state).unwrap();
+    let record = |key: &str| {
+        text.lines()
+            .find(|line| line.starts_with(&format!("{key} ")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(record("/a.html").contains(&other));
+    assert!(!record("/b.html").contains(&other));
+    assert!(!record("/b.html").ends_with(" -"), "fingerprinted anew");
+    // A build timestamp in a comment changes the bytes, not the content: tokenized, kept.
+    // Visible text changed: re-dated.
+    fresh_copy(&site);
+    site.write("c.html", body(3, 2, 1));
+    run(&site).success().stderr_has(&["0 re-dated, 4 kept"]);
+    fresh_copy(&site);
+    site.write("c.html", body(3, 2, 2));
+    run(&site).success().stderr_has(&["1 re-dated, 3 kept"]);
 }

@@ -318,6 +318,7 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
         digest: None,
         dates: false,
         images: None,
+        known: None,
     };
     let open = || fs::File::open(&path);
     let alone = Scanner::default().scan(open, page.len() as u64, alone);
@@ -334,6 +335,7 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
             digest: Some(&rules),
             dates: true,
             images: None,
+            known: None,
         };
         let open = || fs::File::open(&path);
         scanner.scan(open, page.len() as u64, want).unwrap()
@@ -395,6 +397,7 @@ fn images(path: &Path, len: u64, loc: &str, digest: Option<blake3::Hash>) {
                 rules: &rules,
                 page: loc.to_string(),
             }),
+            known: None,
         };
         let open = || fs::File::open(path);
         Scanner::default().scan(open, len, want).unwrap()
@@ -497,6 +500,7 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
                 inode: *size / 2,
             }),
             streak: 0,
+            fingerprint: (*size % 3 != 0).then_some(*size ^ mtime.unsigned_abs()),
         };
         records.insert(mapping.page_path(&rel).path, record);
     }
@@ -504,7 +508,9 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
     assert!(read.comparable);
     assert_eq!(read.len(), records.len());
     for (key, record) in &records {
-        assert_eq!(read.stamp(key), Some(record.stamp));
+        let (stamp, known) = read.seen(key).expect("a record of it");
+        assert_eq!(stamp, record.stamp);
+        assert_eq!(known.map(|known| known.fingerprint), record.fingerprint);
         assert_eq!(read.take(key), state::Take::Record(record.clone()), "{key}");
     }
 }

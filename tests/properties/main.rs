@@ -113,15 +113,22 @@ fn state_text() -> impl Strategy<Value = (Vec<u8>, bool)> {
     let records = move |version: u8| {
         let digest = record_digest.clone();
         let keys = vec!["/", "/a.html", "/b/", "/c/d.html", "/%C3%A9.html", "/e.pdf"];
-        let stamp = if version == 1 {
-            prop_oneof![Just("1 2".to_string()), Just("10 -3".to_string())].boxed()
-        } else {
-            prop_oneof![
+        let stamp = match version {
+            1 => prop_oneof![Just("1 2".to_string()), Just("10 -3".to_string())].boxed(),
+            2 => prop_oneof![
                 Just("-".to_string()),
                 Just("12:1700000000000000000:1700000000000000001:42".to_string()),
-                Just("0:-5:0:1".to_string()),
             ]
-            .boxed()
+            .boxed(),
+            // With the streak and the fingerprint.
+            _ => prop_oneof![
+                Just("- 0 -".to_string()),
+                Just("0:-5:0:1 3 00000000000000ff".to_string()),
+                Just(
+                    "12:1700000000000000000:1700000000000000001:42 0 fedcba9876543210".to_string()
+                ),
+            ]
+            .boxed(),
         };
         let lastmod = prop::sample::select(vec!["-", "2024-05-01", "2024-05-01T10:00:00+02:00"]);
         prop::sample::subsequence(keys, 0..6).prop_flat_map(move |keys| {
@@ -136,7 +143,7 @@ fn state_text() -> impl Strategy<Value = (Vec<u8>, bool)> {
             )
         })
     };
-    let whole = (1..=2u8).prop_flat_map(move |version| {
+    let whole = (1..=3u8).prop_flat_map(move |version| {
         records(version).prop_map(move |records| {
             let mut lines = vec![
                 format!("sitemapgen-state {version}"),

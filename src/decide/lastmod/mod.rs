@@ -19,7 +19,7 @@ use crate::error::UsageError;
 use crate::html;
 use crate::report::{Report, Warning};
 use crate::scan::digest::DigestRules;
-use crate::scan::{Scanner, Want};
+use crate::scan::{Fingerprint, Known, Scanner, Want};
 use crate::url::BaseUrl;
 use crate::w3c;
 use crate::w3c::{format_mtime, is_w3c_date};
@@ -330,13 +330,14 @@ impl<'c> Dater<'c> {
         )
     }
 
-    /// The lastmod of `page`, listed as `url`; `digest` is the page's digest if the caller
-    /// has read it; `declared` the date the page declares, if dates come from the pages.
+    /// The lastmod of `page`, listed as `url`; `read` is the page's digest and the
+    /// fingerprint of its bytes if the caller has read it; `declared` the date the page
+    /// declares, if dates come from the pages.
     pub fn date(
         &mut self,
         page: &Page,
         url: &Listed,
-        digest: Option<blake3::Hash>,
+        read: Option<(blake3::Hash, Option<Fingerprint>)>,
         declared: Option<String>,
         report: &mut Report,
     ) -> Result<Option<String>> {
@@ -351,7 +352,7 @@ impl<'c> Dater<'c> {
             |report: &mut Report| fresh_date(mode, declared, *clamp, git.as_mut(), page, report);
         match frozen {
             None => fresh(report),
-            Some(frozen) => frozen.date(page, url, digest, declared, report, fresh),
+            Some(frozen) => frozen.date(page, url, read, declared, report, fresh),
         }
     }
 
@@ -428,12 +429,19 @@ impl<'c> Digests<'c> {
     /// read it once for every use), and whether the state of an earlier run knows nothing
     /// of the page: most such pages are never listed (redirects, noindex pages, duplicates
     /// of a canonical page), so their digest is best made once the head says they are.
-    pub fn rules(&self, page: &Page, url_path: &str) -> Option<(&'c DigestRules, bool)> {
+    /// With them, what the state knows of the page's bytes and digest (when its digests
+    /// are comparable): a page whose bytes are the same keeps that digest untokenized.
+    pub fn rules(
+        &self,
+        page: &Page,
+        url_path: &str,
+    ) -> Option<(&'c DigestRules, bool, Option<Known>)> {
         let (old, rules) = self.0.as_ref()?;
-        let stamp = old.stamp(url_path);
-        let unchanged = old.comparable && stamp == Some(Some(page.stamp));
-        let unknown = stamp.is_none() && !old.is_empty();
-        (!unchanged).then_some((*rules, unknown))
+        let seen = old.seen(url_path);
+        let unchanged = old.comparable && seen.is_some_and(|(stamp, _)| stamp == Some(page.stamp));
+        let unknown = seen.is_none() && !old.is_empty();
+        let known = seen.and_then(|(_, known)| known).filter(|_| old.comparable);
+        (!unchanged).then_some((*rules, unknown, known))
     }
 }
 
@@ -451,7 +459,7 @@ impl Frozen<'_> {
         &mut self,
         page: &Page,
         url: &Listed,
-        digest: Option<blake3::Hash>,
+        read: Option<(blake3::Hash, Option<Fingerprint>)>,
         declared: Option<&str>,
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
@@ -471,9 +479,9 @@ impl Frozen<'_> {
         let unchanged_file = old
             .as_ref()
             .is_some_and(|o| self.old.comparable && o.stamp == Some(page.stamp));
-        let digest = match (&old, digest) {
-            (Some(o), _) if unchanged_file => o.digest,
-            (_, Some(digest)) => digest,
+        let (digest, fingerprint) = match (&old, read) {
+            (Some(o), _) if unchanged_file => (o.digest, o.fingerprint),
+            (_, Some(read)) => read,
             (_, None) => {
                 let want = Want {
                     html: html::is_page(&page.rel),
@@ -481,12 +489,14 @@ impl Frozen<'_> {
                     digest: Some(self.rules),
                     dates: false,
                     images: None,
+                    known: None,
                 };
                 let open = || std::fs::File::open(&page.path);
                 let scanned = self.scanner.scan(open, page.stamp.size, want);
                 let scanned =
                     scanned.with_context(|| format!("cannot read {}", page.path.display()))?;
-                scanned.digest.context("a digest was asked for")?
+                let digest = scanned.digest.context("a digest was asked for")?;
+                (digest, scanned.fingerprint)
             }
         };
         // A date the page declares moves its lastmod forward, whatever its content did. (No
@@ -537,6 +547,7 @@ impl Frozen<'_> {
             // timestamps: such a stamp proves nothing next time.
             stamp: (page.stamp.ctime < self.settled_before).then_some(page.stamp),
             streak,
+            fingerprint,
         };
         if !repeated {
             new.record(key, &record)

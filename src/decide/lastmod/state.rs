@@ -7,14 +7,17 @@
 //! ```text
 //! sitemapgen-state 3
 //! digest blake3 ignore=<fingerprint of the --digest-ignore rules, or ->
-//! <key> <lastmod or -> <digest> <stamp or -> <streak>
+//! <key> <lastmod or -> <digest> <stamp or -> <streak> <fingerprint or ->
 //! end <number of records>
 //! ```
 //!
 //! The end line makes a file cut short at a line boundary detectable. The stamp is what a
 //! stat says of the file (`SIZE:MTIME:CTIME:INODE`, the times in nanoseconds): a page whose
 //! stamp is unchanged is not read again. The streak counts the runs in a row that re-dated
-//! the page. A version 2 state (no streak) is read with streaks of 0. A version 1 state
+//! the page. The fingerprint (16 hex digits) is that of the page's bytes (`scan::Fingerprint`):
+//! a page whose stamp changed but whose bytes did not keeps its digest untokenized; `-` for
+//! a page too large to be read whole. A version 2 state (no streak, no fingerprints) is read
+//! with streaks of 0 and no fingerprints. A version 1 state
 //! (`<size> <mtime>` for the stamp, which pinned mtimes fool) is read with no stamps, so its
 //! pages are read once more.
 //!
@@ -32,6 +35,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::input;
 use crate::scan::digest::DigestRules;
+use crate::scan::{Fingerprint, Known};
 pub use crate::walk::Stamp;
 
 const MAGIC: &str = "sitemapgen-state";
@@ -46,6 +50,8 @@ pub struct Record {
     pub stamp: Option<Stamp>,
     /// How many runs in a row, the one that wrote it included, re-dated the page.
     pub streak: u32,
+    /// The fingerprint of the page's bytes, when it was read whole.
+    pub fingerprint: Option<Fingerprint>,
 }
 
 impl Stamp {
@@ -94,6 +100,9 @@ struct Old {
     /// Meaningful when `stamped`.
     stamp: Stamp,
     streak: u32,
+    /// Meaningful when `fingerprinted`.
+    fingerprint: Fingerprint,
+    fingerprinted: bool,
     digest: [u8; 32],
 }
 
@@ -150,13 +159,19 @@ impl OldState {
             digest: blake3::Hash::from_bytes(old.digest),
             stamp: old.stamped.then_some(old.stamp),
             streak: old.streak,
+            fingerprint: old.fingerprinted.then_some(old.fingerprint),
         }
     }
 
-    /// None if the state has no record of `key`; else the stamp recorded for it, if any.
-    pub fn stamp(&self, key: &str) -> Option<Option<Stamp>> {
+    /// None if the state has no record of `key`; else the stamp recorded for it, if any,
+    /// and its fingerprint with its digest, if it has one.
+    pub fn seen(&self, key: &str) -> Option<(Option<Stamp>, Option<Known>)> {
         let old = &self.records[self.find(key)?];
-        Some(old.stamped.then_some(old.stamp))
+        let known = old.fingerprinted.then(|| Known {
+            fingerprint: old.fingerprint,
+            digest: blake3::Hash::from_bytes(old.digest),
+        });
+        Some((old.stamped.then_some(old.stamp), known))
     }
 
     /// The record of `key`, once: a page of this run takes it.
@@ -199,6 +214,7 @@ impl OldState {
                 digest: blake3::Hash::from_bytes([0; 32]),
                 stamp: None,
                 streak: 0,
+                fingerprint: None,
             };
             state.push(&key, record, &mut dates);
         }
@@ -250,6 +266,8 @@ impl OldState {
                 inode: 0,
             }),
             streak: record.streak,
+            fingerprint: record.fingerprint.unwrap_or(0),
+            fingerprinted: record.fingerprint.is_some(),
             digest: *record.digest.as_bytes(),
         });
         self.keys.push_str(key);
@@ -400,6 +418,7 @@ struct Parsed<'l> {
     digest: blake3::Hash,
     stamp: Option<Stamp>,
     streak: u32,
+    fingerprint: Option<Fingerprint>,
 }
 
 /// A time in nanoseconds: 64 bits hold them until 2262, and parse several times faster than
@@ -433,26 +452,39 @@ fn parse_record<'l>(
         "-" => Ok(None),
         stamp => Stamp::parse(stamp).map(Some),
     };
-    let (fields, count) = fields::<5>(line, ' ');
-    let (key, lastmod, digest, stamp, streak) = match (version, count, fields) {
-        (Version::Streaks, 5, [key, lastmod, digest, stamped, streak]) => (
+    let fingerprint = |text: &str| match text {
+        "-" => Ok(None),
+        hex if hex.len() == 16 => u64::from_str_radix(hex, 16)
+            .map(Some)
+            .ok()
+            .context("bad fingerprint"),
+        _ => bail!("bad fingerprint"),
+    };
+    let (fields, count) = fields::<6>(line, ' ');
+    let (key, lastmod, digest, stamp, streak, fingerprint) = match (version, count, fields) {
+        (Version::Streaks, 6, [key, lastmod, digest, stamped, streak, printed]) => (
             key,
             lastmod,
             digest,
             stamp(stamped)?,
             streak.parse().context("bad streak")?,
+            fingerprint(printed)?,
         ),
-        (Version::Stamps, 4, [key, lastmod, digest, stamped, _]) => {
-            (key, lastmod, digest, stamp(stamped)?, 0)
+        (Version::Stamps, 4, [key, lastmod, digest, stamped, ..]) => {
+            (key, lastmod, digest, stamp(stamped)?, 0, None)
         }
-        (Version::First, 5, [key, lastmod, digest, size, mtime]) => {
+        (Version::First, 5, [key, lastmod, digest, size, mtime, _]) => {
             size.parse::<u64>().context("bad size")?;
             mtime.parse::<i64>().context("bad mtime")?;
-            (key, lastmod, digest, None, 0)
+            (key, lastmod, digest, None, 0, None)
         }
         _ => bail!(
             "expected {} fields, found {count}",
-            if version == Version::Stamps { 4 } else { 5 }
+            match version {
+                Version::Stamps => 4,
+                Version::First => 5,
+                Version::Streaks => 6,
+            }
         ),
     };
     let Some(url_path) = key.strip_prefix('/') else {
@@ -469,6 +501,7 @@ fn parse_record<'l>(
             digest: digest_from_hex(digest)?,
             stamp,
             streak,
+            fingerprint,
         },
     ))
 }
@@ -511,7 +544,10 @@ impl<W: Write> Writer<W> {
             Some(s) => write!(self.out, "{}:{}:{}:{}", s.size, s.mtime, s.ctime, s.inode)?,
             None => write!(self.out, "-")?,
         }
-        writeln!(self.out, " {}", record.streak)?;
+        match record.fingerprint {
+            Some(fingerprint) => writeln!(self.out, " {} {fingerprint:016x}", record.streak)?,
+            None => writeln!(self.out, " {} -", record.streak)?,
+        }
         self.count += 1;
         Ok(())
     }
@@ -547,6 +583,7 @@ mod tests {
                 inode: 42,
             }),
             streak: u32::from(n) - 1,
+            fingerprint: (n != 2).then_some(u64::from(n) << 60 | 7),
         };
         let records = [
             ("b.html", record(Some("2024-05-01T10:00:00+00:00"), 2)),
@@ -576,7 +613,9 @@ mod tests {
         assert_eq!(state.len(), 3);
         assert_eq!(state.dates.len(), 1, "a date is kept once");
         for (key, record) in &records {
-            assert_eq!(state.stamp(key), Some(record.stamp));
+            let known = state.seen(key).unwrap().1;
+            assert_eq!(known.map(|known| known.fingerprint), record.fingerprint);
+            assert_eq!(state.seen(key).unwrap().0, record.stamp);
             assert_eq!(state.take(key), Take::Record(record.clone()));
             assert_eq!(state.take(key), Take::Again, "taken once");
         }
@@ -618,6 +657,7 @@ mod tests {
             digest: blake3::hash(b"x"),
             stamp: None,
             streak: 0,
+            fingerprint: None,
         };
         let gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         let mut writer = Writer::new(gzip, &rules).unwrap();
@@ -686,6 +726,7 @@ mod tests {
             digest: blake3::hash(b"x"),
             stamp: None,
             streak: 0,
+            fingerprint: None,
         });
         assert_eq!(state(&hex).unwrap(), read);
         assert_eq!(state(&hex.to_uppercase()).unwrap(), read);
@@ -721,6 +762,7 @@ mod tests {
                     inode: u64::MAX,
                 }),
                 streak: u32::MAX,
+                fingerprint: None,
             };
             let mut writer = Writer::new(Vec::new(), &rules).unwrap();
             writer.record("a", &record).unwrap();
