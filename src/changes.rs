@@ -52,27 +52,41 @@ impl<W: Write> Writer<W> {
     }
 }
 
-/// A URL is under 2,048 characters; a line is its kind and it.
-const MAX_LINE: usize = 4096;
-
-/// The URLs of a changes file's `contents`, in its order, each line checked for its kind;
-/// `path` names the file in messages.
-pub fn urls(mut contents: &[u8], path: &Path) -> Result<Vec<String>> {
+/// The URLs of a changes file's `contents`, in its order, each line checked for its kind
+/// and its URL one that a run with the base URL `prefix` writes; `path` names the file in
+/// messages. A URL outside the base URL is a usage error (another site's changes).
+pub fn urls(mut contents: &[u8], path: &Path, prefix: &str) -> Result<Vec<String>> {
     let mut line = Vec::new();
     let mut urls = Vec::new();
     let mut number = 0;
-    while input::read_line(&mut contents, &mut line, MAX_LINE)
+    while input::read_line(&mut contents, &mut line, input::MAX_CHANGES_LINE)
         .with_context(|| format!("cannot read the changes file {}", path.display()))?
     {
         number += 1;
-        let text = String::from_utf8_lossy(&line);
-        match text.split_once(' ') {
-            Some(("added" | "redated" | "removed", url)) => urls.push(url.to_string()),
+        let at = || format!("line {number} of the changes file {}", path.display());
+        // Bytes that are not UTF-8 would be submitted as U+FFFD, another URL.
+        let Ok(text) = std::str::from_utf8(&line) else {
+            bail!("{} is not UTF-8", at());
+        };
+        let url = match text.split_once(' ') {
+            Some(("added" | "redated" | "removed", url)) => url,
             _ => bail!(
-                "line {number} of the changes file {} is not `added URL`, `redated URL` or \
-                 `removed URL`",
-                path.display()
+                "{} is not `added URL`, `redated URL` or `removed URL`",
+                at()
             ),
+        };
+        match url.strip_prefix(prefix) {
+            None => {
+                return Err(crate::error::UsageError(format!(
+                    "{url:?} on {} is not under --base-url {prefix}",
+                    at()
+                ))
+                .into());
+            }
+            Some(rest) if !crate::url::is_page_path(rest) => {
+                bail!("{} holds {url:?}, not a URL sitemapgen writes", at())
+            }
+            Some(_) => urls.push(url.to_string()),
         }
     }
     Ok(urls)

@@ -10,7 +10,7 @@
 //! that is not 2xx stops the submission with its status and the start of its body.
 
 use std::fmt;
-use std::io::Write;
+use std::io::{self, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -87,17 +87,11 @@ pub struct Settings {
 pub fn submit(settings: &Settings) -> Result<()> {
     let report = &mut Report::new(settings.verbosity, false);
     let path = &settings.changes;
-    let contents = std::fs::read(path)
+    let contents = crate::input::read_file(path, crate::input::MAX_CHANGES)
+        .and_then(|contents| contents.ok_or_else(|| io::ErrorKind::NotFound.into()))
         .with_context(|| format!("cannot read the changes file {}", path.display()))?;
-    let urls = changes::urls(&contents, path)?;
     let prefix = settings.base.join("");
-    if let Some(url) = urls.iter().find(|url| !url.starts_with(&prefix)) {
-        return Err(crate::error::UsageError(format!(
-            "{url} in the changes file {} is not under --base-url {prefix}",
-            path.display()
-        ))
-        .into());
-    }
+    let urls = changes::urls(&contents, path, &prefix)?;
     let receipt = Receipt::of(path, &contents)?;
     let done = receipt.read()?.min(urls.len());
     if urls.is_empty() {

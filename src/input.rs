@@ -1,10 +1,58 @@
-//! Reading what another program or another machine wrote (a state, a published sitemap),
-//! within limits: a reader that refuses more than so many bytes, gzip recognised by its
-//! magic bytes and decompressed under such a limit, lines of bounded length.
+//! Reading what another program or another machine wrote (a state, a published sitemap, a
+//! changes file), within limits: every bound on such input is named here; files are opened
+//! only when regular (a FIFO or a device could hang the run or never end); a reader refuses
+//! more than so many bytes, gzip is recognised by its magic bytes and decompressed under
+//! such a limit, lines are of bounded length.
 
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
 
 use flate2::read::GzDecoder;
+use rustix::fs::{FileType, Mode, OFlags};
+
+/// A state decompressed may be this large, no larger (some 7 million URLs).
+pub const MAX_STATE: u64 = 1 << 30;
+
+/// A changes file: some 4 million URLs of 60 bytes.
+pub const MAX_CHANGES: u64 = 256 << 20;
+
+/// A URL is under 2,048 characters; a changes file's line is its kind and it.
+pub const MAX_CHANGES_LINE: usize = 4096;
+
+/// No state record is longer: a key is a URL path, under 2,048 characters.
+pub const MAX_STATE_LINE: usize = 16 << 10;
+
+/// Opens the file at `path` for reading if it is a regular file; None when there is none.
+/// A FIFO, a device, a socket or a directory is refused without being read: opened
+/// non-blocking, a FIFO with no writer cannot hang the run before it is seen.
+pub fn open(path: &Path) -> io::Result<Option<File>> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT) => return Ok(None),
+        Err(err) => return Err(err.into()),
+    };
+    let stat = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "it is not a regular file",
+        ));
+    }
+    Ok(Some(File::from(fd)))
+}
+
+/// The whole of the regular file at `path`, at most `limit` bytes (see `open`); None when
+/// there is none.
+pub fn read_file(path: &Path, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    let Some(file) = open(path)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    Capped::new(file, limit).read_to_end(&mut bytes)?;
+    Ok(Some(bytes))
+}
 
 /// A reader that fails, rather than go on, past `limit` bytes.
 pub struct Capped<R> {
@@ -136,6 +184,31 @@ mod tests {
             .read_to_end(&mut out)
             .unwrap();
         assert_eq!(out, b"plain", "plain input is passed as it is");
+    }
+
+    #[test]
+    fn only_a_regular_file_is_read_and_within_its_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"12345").unwrap();
+        assert_eq!(read_file(&file, 5).unwrap().unwrap(), b"12345");
+        let err = read_file(&file, 4).unwrap_err();
+        assert_eq!(err.to_string(), "it is larger than 4 bytes");
+        assert!(read_file(&dir.path().join("none"), 5).unwrap().is_none());
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            FileType::Fifo,
+            Mode::RUSR | Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        // With no writer, a FIFO opened to be read would block here.
+        for path in [fifo.as_path(), Path::new("/dev/zero"), dir.path()] {
+            let err = read_file(path, 5).unwrap_err();
+            assert_eq!(err.to_string(), "it is not a regular file", "{path:?}");
+        }
     }
 
     #[test]

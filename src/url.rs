@@ -186,6 +186,18 @@ pub fn normal_path(path: &str) -> String {
     )
 }
 
+/// Whether `path`, relative to the base URL, is one sitemapgen could have written for a
+/// page (a state's key, a changes file's URL): in normal form, no segment empty but the
+/// last (a directory's `docs/`, the root's ``), none `.` or `..`.
+pub fn is_page_path(path: &str) -> bool {
+    let mut segments = path.split('/').rev();
+    let last = segments.next().unwrap_or_default();
+    is_normal(path)
+        && last != "."
+        && last != ".."
+        && segments.all(|segment| !matches!(segment, "" | "." | ".."))
+}
+
 /// Whether `normal_path` gives `path` back as it is: each byte one that `SEGMENT` keeps, a
 /// `/`, or an escape in upper-case hex of a byte that `SEGMENT` does not keep.
 fn is_normal(path: &str) -> bool {
@@ -371,6 +383,39 @@ impl Dedup {
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+
+    #[test]
+    fn a_page_path_is_one_the_mapping_could_write() {
+        for good in [
+            "",
+            "a.html",
+            "docs/",
+            "docs/caf%C3%A9/",
+            "a%20b.html",
+            "q%3Fx%23y.html",
+            "it's&more.html",
+            "..a/.b",
+        ] {
+            assert!(is_page_path(good), "{good:?}");
+        }
+        for bad in [
+            "/a.html",
+            "a//b",
+            "../../etc/passwd",
+            "a/./b",
+            "a/..",
+            ".",
+            "\x1b[31mred.html",
+            "<x>&\"'.html",
+            "a b",
+            "caf%c3%a9",
+            "%7E",
+            "%",
+            "é",
+        ] {
+            assert!(!is_page_path(bad), "{bad:?}");
+        }
+    }
 
     const PLAIN: Mapping = Mapping {
         clean_urls: false,

@@ -10,6 +10,7 @@ mod groups;
 mod harness;
 mod heads;
 mod images;
+mod inputs;
 mod lastmod;
 mod mapping;
 mod published;

@@ -314,14 +314,14 @@ fn a_published_sitemap_file_lends_its_dates_and_its_unknown_pages_are_new() {
 }
 
 /// A site with an earlier sitemap, which a failed run must leave as it is.
-fn site_with_old_sitemap() -> Site {
+pub fn site_with_old_sitemap() -> Site {
     let site = Site::with_pages(&["index.html", "a.html"]);
     fs::write(site.sitemap_path(), OLD_SITEMAP).unwrap();
     site
 }
 
 #[track_caller]
-fn assert_nothing_written(site: &Site, before: &[std::path::PathBuf]) {
+pub fn assert_nothing_written(site: &Site, before: &[std::path::PathBuf]) {
     assert_eq!(
         fs::read_to_string(site.sitemap_path()).unwrap(),
         OLD_SITEMAP
@@ -329,7 +329,7 @@ fn assert_nothing_written(site: &Site, before: &[std::path::PathBuf]) {
     assert_eq!(site.all_files(), before, "no file added, no temp file left");
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     encoder.write_all(bytes).unwrap();
     encoder.finish().unwrap()
@@ -566,6 +566,68 @@ fn indexnow_batches_hold_10000_urls_and_a_failed_one_is_sent_again_alone() {
     let next = endpoint(&[200]);
     submit(&site, &next).success();
     assert_eq!(submitted(&next), [[format!("{BASE}p0/")]]);
+}
+
+#[test]
+fn a_changes_file_is_read_only_when_regular_bounded_and_of_urls_a_run_writes() {
+    let site = Site::empty();
+    let path = site.outside().join("changes.txt");
+    let fifo = site.outside().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let long = format!("added {BASE}{}\n", "a".repeat(5000));
+    let cases: Vec<(Vec<u8>, i32, String)> = vec![
+        (long.into(), 1, "a line is longer than 4 KiB".into()),
+        (
+            format!("added {BASE}a\nadded {BASE}a b\n").into(),
+            1,
+            format!(
+                "line 2 of the changes file {} holds \"{BASE}a b\"",
+                path.display()
+            ),
+        ),
+        (
+            [format!("added {BASE}caf").as_bytes(), b"\xe9\n"].concat(),
+            1,
+            format!("line 1 of the changes file {} is not UTF-8", path.display()),
+        ),
+        (
+            format!("removed {BASE}../../etc/passwd\n").into(),
+            1,
+            "not a URL sitemapgen writes".into(),
+        ),
+        (
+            format!("added {BASE}\x1b[31mred.html\n").into(),
+            1,
+            "\"https://python-markdown.example.org/\\u{1b}[31mred.html\"".into(),
+        ),
+    ];
+    for (contents, code, expected) in cases {
+        fs::write(&path, &contents).unwrap();
+        let indexnow = endpoint(&[200]);
+        let run = submit(&site, &indexnow);
+        assert_eq!(run.code(), code, "{}", run.stderr());
+        run.stderr_has(&[&expected]);
+        assert!(indexnow.requests().is_empty(), "nothing is submitted");
+    }
+    // A device or a FIFO (which would hang the run, waiting for a writer) is not read.
+    for target in [std::path::Path::new("/dev/zero"), &fifo] {
+        fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(target, &path).unwrap();
+        let indexnow = endpoint(&[200]);
+        submit(&site, &indexnow)
+            .expect_code(1)
+            .stderr_has(&[&format!(
+                "cannot read the changes file {}: it is not a regular file",
+                path.display()
+            )]);
+        assert!(indexnow.requests().is_empty(), "nothing is submitted");
+    }
 }
 
 #[test]

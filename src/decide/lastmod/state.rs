@@ -25,13 +25,13 @@
 //! the site to another host or scheme keeps every date.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail};
+use hashbrown::HashTable;
 
 use crate::input;
 use crate::scan::digest::DigestRules;
@@ -207,7 +207,7 @@ impl OldState {
     /// kept once (it is not `comparable`), and the digests recorded anew.
     pub fn adopted(urls: std::collections::BTreeMap<String, Option<String>>) -> Result<OldState> {
         let mut state = OldState::default();
-        let mut dates = HashMap::new();
+        let mut seen = Seen::default();
         for (key, lastmod) in urls {
             let record = Parsed {
                 lastmod: lastmod.as_deref(),
@@ -216,9 +216,9 @@ impl OldState {
                 streak: 0,
                 fingerprint: None,
             };
-            state.push(&key, record, &mut dates);
+            state.push(&key, record, &mut seen)?;
         }
-        state.finish()?;
+        state.finish();
         Ok(state)
     }
 
@@ -237,9 +237,27 @@ impl OldState {
             .map(|old| (self.key(old), self.record(old)))
     }
 
-    /// Adds a record while the state is read: `finish` must follow. `dates` holds the
-    /// dates in `self.dates` and where.
-    fn push(&mut self, key: &str, record: Parsed, dates: &mut HashMap<Box<str>, u32>) {
+    /// Adds a record while the state is read, refusing a key given before (as it is read,
+    /// so that a state repeating one record is not held whole first): `finish` must follow.
+    /// `seen` holds the records pushed, `dates` the dates in `self.dates` and where.
+    fn push(&mut self, key: &str, record: Parsed, seen: &mut Seen) -> Result<()> {
+        let hash = key_hash(key);
+        let OldState { records, keys, .. } = &*self;
+        let entry = seen.keys.entry(
+            hash,
+            |&i| {
+                let old = &records[i as usize];
+                &keys[old.key_at..old.key_at + old.key_len as usize] == key
+            },
+            |&i| records[i as usize].hash,
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(_) => bail!("it repeats the URL /{key}"),
+            hashbrown::hash_table::Entry::Vacant(place) => {
+                place.insert(records.len() as u32);
+            }
+        }
+        let dates = &mut seen.dates;
         let lastmod = match record.lastmod {
             None => NO_DATE,
             Some(date) => match dates.get(date) {
@@ -271,19 +289,14 @@ impl OldState {
             digest: *record.digest.as_bytes(),
         });
         self.keys.push_str(key);
+        Ok(())
     }
 
-    /// Sorts the records for `find`; refuses a key given twice.
-    fn finish(&mut self) -> Result<()> {
+    /// Sorts the records for `find`.
+    fn finish(&mut self) {
         let OldState { records, keys, .. } = self;
         let key = |old: &Old| &keys[old.key_at..old.key_at + old.key_len as usize];
         records.sort_unstable_by(|a, b| a.hash.cmp(&b.hash).then_with(|| key(a).cmp(key(b))));
-        if let Some(pair) = records
-            .windows(2)
-            .find(|pair| pair[0].hash == pair[1].hash && key(&pair[0]) == key(&pair[1]))
-        {
-            bail!("it repeats the URL /{}", key(&pair[0]));
-        }
         records.shrink_to_fit();
         keys.shrink_to_fit();
         // At least one bit, so that the shift stays below 64.
@@ -302,15 +315,17 @@ impl OldState {
         }
         self.starts = starts;
         self.shift = shift;
-        Ok(())
     }
 }
 
-/// A state decompressed may be this large, no larger (some 7 million URLs).
-pub const MAX_STATE: u64 = 1 << 30;
-
-/// No record is longer: a key is a URL path, under 2,048 characters.
-const MAX_LINE: usize = 16 << 10;
+/// What `OldState::push` remembers while a state is read.
+#[derive(Default)]
+struct Seen {
+    /// The records pushed, by the hash of their key.
+    keys: HashTable<u32>,
+    /// Each date and where it is in `OldState::dates`.
+    dates: HashMap<Box<str>, u32>,
+}
 
 /// Bytes read from a state file at a time (it is some 170 bytes a URL).
 const READ_BUFFER: usize = 64 << 10;
@@ -318,13 +333,15 @@ const READ_BUFFER: usize = 64 << 10;
 /// Reads the state; `None` when the file does not exist yet (a first run). Anything else
 /// that is wrong with it is an error: a silent reset would re-date every page.
 pub fn read(path: &Path, rules: &DigestRules) -> Result<Option<OldState>> {
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+    let file = match input::open(path) {
+        Ok(Some(file)) => file,
+        Ok(None) => return Ok(None),
         Err(err) => {
             return Err(err).with_context(|| format!("cannot read state file {}", path.display()));
         }
     };
+    // Compressed or not, the file itself is held to the limit of the state it holds.
+    let file = input::Capped::new(file, input::MAX_STATE);
     parse(BufReader::with_capacity(READ_BUFFER, file), rules)
         .map(Some)
         .with_context(|| format!("state file {} is not usable", path.display()))
@@ -333,7 +350,7 @@ pub fn read(path: &Path, rules: &DigestRules) -> Result<Option<OldState>> {
 /// Reads a state from `reader`, gzip-compressed or not (see `read`).
 pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
     let mut lines = Lines {
-        reader: input::decoded(reader, MAX_STATE)?,
+        reader: input::decoded(reader, input::MAX_STATE)?,
         line: Vec::new(),
         number: 0,
     };
@@ -359,7 +376,7 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
         comparable: described == rules.describe(),
         ..OldState::default()
     };
-    let mut dates = HashMap::new();
+    let mut seen = Seen::default();
     while let Some((number, line)) = lines.next("a record")? {
         if let Some(count) = line.strip_prefix("end ") {
             if count != state.len().to_string() {
@@ -371,12 +388,14 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
             if lines.next("the end")?.is_some() {
                 bail!("line {number} is not the last");
             }
-            state.finish()?;
+            state.finish();
             return Ok(state);
         }
-        let (key, record) = parse_record(line, version, &dates)
+        let (key, record) = parse_record(line, version, &seen.dates)
             .with_context(|| format!("line {number} is malformed"))?;
-        state.push(key, record, &mut dates);
+        state
+            .push(key, record, &mut seen)
+            .with_context(|| format!("line {number}"))?;
     }
     bail!("it is cut short (no end line)")
 }
@@ -390,7 +409,7 @@ struct Lines<R> {
 
 impl<R: BufRead> Lines<R> {
     fn next(&mut self, what: &str) -> Result<Option<(usize, &str)>> {
-        if !input::read_line(&mut self.reader, &mut self.line, MAX_LINE)
+        if !input::read_line(&mut self.reader, &mut self.line, input::MAX_STATE_LINE)
             .with_context(|| format!("reading {what}"))?
         {
             return Ok(None);
@@ -490,6 +509,10 @@ fn parse_record<'l>(
     let Some(url_path) = key.strip_prefix('/') else {
         bail!("the key {key:?} does not start with /");
     };
+    // A key flows into the changes file and to IndexNow: only one this tool writes.
+    if !crate::url::is_page_path(url_path) {
+        bail!("the key {key:?} is not a URL path sitemapgen writes");
+    }
     Ok((
         url_path,
         Parsed {
@@ -562,6 +585,8 @@ impl<W: Write> Writer<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::io::Read;
 
     use regex::bytes::Regex;
 
@@ -709,6 +734,56 @@ mod tests {
             format!("sitemapgen-state 1\ndigest blake3 ignore=-\n{good} extra\n"),
         ] {
             assert!(parse(bad.as_bytes(), &rules).is_err(), "accepted {bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_record_is_refused_where_it_is_read() {
+        let record = format!("/a.html - {} -\n", blake3::hash(b"x").to_hex());
+        let header = "sitemapgen-state 2\ndigest blake3 ignore=-\n";
+        // Reading stops at the repeat: the rest, many more repeats and no end, is not read.
+        let repeats = record.repeat(100_000);
+        let mut input = io::Cursor::new(header.as_bytes()).chain(repeats.as_bytes());
+        let err = parse(BufReader::new(&mut input), &rules(&[])).unwrap_err();
+        assert_eq!(format!("{err:#}"), "line 4: it repeats the URL /a.html");
+        let mut rest = Vec::new();
+        input.read_to_end(&mut rest).unwrap();
+        assert!(
+            rest.len() > repeats.len() - (64 << 10),
+            "read on past the repeat: {} bytes of {} left",
+            rest.len(),
+            repeats.len()
+        );
+    }
+
+    #[test]
+    fn a_key_is_only_one_sitemapgen_writes() {
+        let rules = rules(&[]);
+        let digest = blake3::hash(b"x").to_hex();
+        let state = |key: &[u8]| {
+            let mut text = b"sitemapgen-state 2\ndigest blake3 ignore=-\n".to_vec();
+            text.extend_from_slice(key);
+            text.extend_from_slice(format!(" - {digest} -\nend 1\n").as_bytes());
+            parse(text.as_slice(), &rules)
+        };
+        for good in [&b"/"[..], b"/docs/", b"/caf%C3%A9.html"] {
+            assert!(state(good).is_ok(), "{}", String::from_utf8_lossy(good));
+        }
+        for bad in [
+            &b"/\x1b[31mred.html"[..],
+            b"/<x>&\"'.html",
+            b"/../../etc/passwd",
+            b"//a",
+            b"/a b",
+            b"/caf\xc3\xa9",
+            b"/caf\xff",
+        ] {
+            let err = state(bad).unwrap_err();
+            assert!(
+                format!("{err:#}").contains("line 3"),
+                "{}: {err:#}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 
