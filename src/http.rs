@@ -12,7 +12,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc2822;
 use url::Url;
 
-use crate::input::{Capped, size};
+use crate::input::{Capped, Deadline, size};
 
 /// Redirects followed on one origin before giving up.
 const MAX_REDIRECTS: usize = 5;
@@ -22,6 +22,7 @@ const EXCERPT: usize = 200;
 
 pub struct Client {
     agent: ureq::Agent,
+    timeout: Duration,
 }
 
 /// What a GET found.
@@ -70,19 +71,34 @@ impl Client {
             .user_agent(concat!("sitemapgen/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
-        Client { agent }
+        Client { agent, timeout }
     }
 
-    /// GETs `url`, whose body may hold at most `limit` bytes. Redirects are followed on the
-    /// same scheme, host and port only; an answer other than 2xx, 404 and 410 is an error.
-    pub fn get(&self, url: &Url, limit: u64) -> Result<Got> {
+    /// GETs `url`, whose body may hold at most `limit` bytes, the body read by `deadline`
+    /// too when one is given. Redirects are followed on the same scheme, host and port only;
+    /// an answer other than 2xx, 404 and 410 is an error.
+    pub fn get(&self, url: &Url, limit: u64, deadline: Option<&Deadline>) -> Result<Got> {
         let mut at = url.clone();
         for _ in 0..=MAX_REDIRECTS {
+            let timeout = match deadline {
+                Some(deadline) => deadline
+                    .left()
+                    .map_err(|err| anyhow!("cannot fetch {at}: {err}"))?
+                    .min(self.timeout),
+                None => self.timeout,
+            };
             let response = self
                 .agent
                 .get(at.as_str())
+                .config()
+                .timeout_global(Some(timeout))
+                .build()
                 .call()
-                .map_err(|err| anyhow!("cannot fetch {at}: {err}"))?;
+                .map_err(|err| match deadline.map(Deadline::left) {
+                    // The time of the whole ran out, not that of a request.
+                    Some(Err(passed)) => anyhow!("cannot fetch {at}: {passed}"),
+                    _ => anyhow!("cannot fetch {at}: {err}"),
+                })?;
             let status = response.status().as_u16();
             match status {
                 200..=299 => {

@@ -2,17 +2,35 @@
 //! changes file), within limits: every bound on such input is named here; files are opened
 //! only when regular (a FIFO or a device could hang the run or never end); a reader refuses
 //! more than so many bytes, gzip is recognised by its magic bytes and decompressed under
-//! such a limit, lines are of bounded length.
+//! such a limit, lines are of bounded length, and a deadline bounds the time of the whole.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use flate2::read::GzDecoder;
 use rustix::fs::{FileType, Mode, OFlags};
 
 /// A state decompressed may be this large, no larger (some 7 million URLs).
 pub const MAX_STATE: u64 = 1 << 30;
+
+/// A published state's body may be this large (compressed, a state is some 50 bytes a URL).
+pub const MAX_STATE_BODY: u64 = 256 << 20;
+
+/// A sitemap may be 50 MiB uncompressed (the protocol's limit); some room over it.
+pub const MAX_SITEMAP: u64 = 64 << 20;
+
+/// All the shards of a published sitemap index together: as much as a state may hold.
+pub const MAX_SITEMAPS: u64 = MAX_STATE;
+
+/// The sitemaps a sitemap index may list (the protocol's limit).
+pub const MAX_INDEX_ENTRIES: usize = 50_000;
+
+/// How deep a sitemap's elements may nest: `urlset`, `url`, an extension's element and its
+/// children need four; deeper is no sitemap (and nesting costs the XML parser time that
+/// grows with the depth).
+pub const MAX_XML_DEPTH: usize = 16;
 
 /// A changes file: some 4 million URLs of 60 bytes.
 pub const MAX_CHANGES: u64 = 256 << 20;
@@ -52,6 +70,40 @@ pub fn read_file(path: &Path, limit: u64) -> io::Result<Option<Vec<u8>>> {
     let mut bytes = Vec::new();
     Capped::new(file, limit).read_to_end(&mut bytes)?;
     Ok(Some(bytes))
+}
+
+/// When the reading of one input, however many requests and parts it takes, must end.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    at: Instant,
+    allowed: Duration,
+    /// What allows that time, for the message (`--http-timeout`).
+    by: &'static str,
+}
+
+impl Deadline {
+    pub fn after(allowed: Duration, by: &'static str) -> Deadline {
+        Deadline {
+            at: Instant::now() + allowed,
+            allowed,
+            by,
+        }
+    }
+
+    /// The time left; an error once there is none.
+    pub fn left(&self) -> io::Result<Duration> {
+        match self.at.checked_duration_since(Instant::now()) {
+            Some(left) if !left.is_zero() => Ok(left),
+            _ => Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "it takes longer than {} ({} s)",
+                    self.by,
+                    self.allowed.as_secs()
+                ),
+            )),
+        }
+    }
 }
 
 /// A reader that fails, rather than go on, past `limit` bytes.
@@ -209,6 +261,17 @@ mod tests {
             let err = read_file(path, 5).unwrap_err();
             assert_eq!(err.to_string(), "it is not a regular file", "{path:?}");
         }
+    }
+
+    #[test]
+    fn a_deadline_passed_is_an_error() {
+        let deadline = Deadline::after(Duration::from_secs(5), "--http-timeout");
+        assert!(deadline.left().unwrap() <= Duration::from_secs(5));
+        let passed = Deadline::after(Duration::ZERO, "--http-timeout");
+        assert_eq!(
+            passed.left().unwrap_err().to_string(),
+            "it takes longer than --http-timeout (0 s)"
+        );
     }
 
     #[test]

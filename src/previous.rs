@@ -6,9 +6,10 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use xml::reader::{EventReader, XmlEvent};
 
+use crate::input::{Deadline, MAX_INDEX_ENTRIES, MAX_XML_DEPTH};
 use crate::outputs::{Files, SITEMAP_NS};
 
 /// loc → lastmod.
@@ -62,11 +63,17 @@ fn document(path: &Path) -> Result<Option<Document>> {
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
     };
-    parse(bytes, &path.display()).map(Some)
+    parse(bytes, &path.display(), None).map(Some)
 }
 
-/// The document in `bytes` (gzipped or not), the content of `what`.
-pub fn parse(bytes: Vec<u8>, what: &dyn std::fmt::Display) -> Result<Document> {
+/// The document in `bytes` (gzipped or not), the content of `what`, read by `deadline` if
+/// one is given. A DTD, elements nested deeper than a sitemap's, or an index of more
+/// sitemaps than the protocol allows is refused; any other damage ends the reading.
+pub fn parse(
+    bytes: Vec<u8>,
+    what: &dyn std::fmt::Display,
+    deadline: Option<&Deadline>,
+) -> Result<Document> {
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut plain = Vec::new();
         flate2::read::GzDecoder::new(bytes.as_slice())
@@ -88,19 +95,39 @@ pub fn parse(bytes: Vec<u8>, what: &dyn std::fmt::Display) -> Result<Document> {
     // A damaged old sitemap is simply one that differs: read what parses.
     let (mut urls, mut shards) = (Urls::new(), Vec::new());
     let (mut element, mut loc, mut lastmod) = (String::new(), None::<String>, None);
-    for event in EventReader::new(bytes.as_slice()) {
+    let mut depth = 0;
+    for (n, event) in EventReader::new(bytes.as_slice()).into_iter().enumerate() {
+        if n % 4096 == 0
+            && let Some(deadline) = deadline
+        {
+            deadline
+                .left()
+                .with_context(|| format!("cannot read the sitemap {what}"))?;
+        }
         match event {
+            // Its entities could stand for anything (a file, another site), and no sitemap
+            // has one.
+            Ok(XmlEvent::Doctype { .. }) => {
+                bail!("{what} has a DTD (<!DOCTYPE …>), which no sitemap has: refused")
+            }
             // An extension's elements (`image:loc`) are not the sitemap's.
-            Ok(XmlEvent::StartElement { name, .. }) => match name.namespace.as_deref() {
-                Some(SITEMAP_NS) | None => element = name.local_name,
-                _ => element.clear(),
-            },
+            Ok(XmlEvent::StartElement { name, .. }) => {
+                depth += 1;
+                if depth > MAX_XML_DEPTH {
+                    bail!("{what} nests elements more than {MAX_XML_DEPTH} deep: no sitemap does");
+                }
+                match name.namespace.as_deref() {
+                    Some(SITEMAP_NS) | None => element = name.local_name,
+                    _ => element.clear(),
+                }
+            }
             Ok(XmlEvent::Characters(text)) => match element.as_str() {
                 "loc" => loc = Some(text),
                 "lastmod" => lastmod = Some(text),
                 _ => {}
             },
             Ok(XmlEvent::EndElement { name }) => {
+                depth = depth.saturating_sub(1);
                 element.clear();
                 match name.local_name.as_str() {
                     "url" => {
@@ -108,7 +135,15 @@ pub fn parse(bytes: Vec<u8>, what: &dyn std::fmt::Display) -> Result<Document> {
                             urls.insert(loc, lastmod.take());
                         }
                     }
-                    "sitemap" => shards.extend(loc.take()),
+                    "sitemap" => {
+                        shards.extend(loc.take());
+                        if shards.len() > MAX_INDEX_ENTRIES {
+                            bail!(
+                                "{what} lists more than {} sitemaps, the protocol's limit",
+                                crate::report::thousands(MAX_INDEX_ENTRIES as u64)
+                            );
+                        }
+                    }
                     _ => {}
                 }
             }

@@ -28,7 +28,7 @@ pub fn compare(
     for (path, written) in outputs {
         let contents = written.contents()?;
         same &= std::fs::read(&path).ok().as_ref() == Some(&contents);
-        if let Document::Urls(urls) = previous::parse(contents, &path.display())? {
+        if let Document::Urls(urls) = previous::parse(contents, &path.display(), None)? {
             new.extend(urls);
         }
     }

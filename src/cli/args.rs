@@ -153,8 +153,9 @@ pub struct Cli {
     pub state_url: Option<url::Url>,
 
     /// When there is no state yet (nor one published), keep the dates this sitemap gives
-    /// (a URL or a file; an index is followed to its shards; gzip or not); needs --state
-    #[arg(long, value_name = "SITEMAP", value_parser = ours(|text| Ok(Published::parse(text))))]
+    /// (an http(s) URL or a file; an index is followed to its shards; gzip or not); needs
+    /// --state
+    #[arg(long, value_name = "SITEMAP", value_parser = ours(Published::parse))]
     pub previous_sitemap: Option<Published>,
 
     /// Write the URLs added, re-dated and removed since the state to FILE, a line each:
@@ -204,7 +205,7 @@ pub struct Cli {
     pub indexnow_endpoint: url::Url,
 
     /// Give up on an HTTP request (--state-url, --previous-sitemap, --indexnow-submit) after
-    /// SECONDS
+    /// SECONDS, and on reading --previous-sitemap as a whole (index and shards)
     #[arg(long, value_name = "SECONDS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub http_timeout: u64,

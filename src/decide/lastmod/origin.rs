@@ -9,8 +9,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{self, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use url::Url;
@@ -18,17 +19,11 @@ use url::Url;
 use super::StateSettings;
 use super::state::{self, OldState};
 use crate::http::{Client, Got};
-use crate::input::{self, Capped};
+use crate::input::{self, Capped, Deadline, MAX_SITEMAP, MAX_SITEMAPS, MAX_STATE_BODY};
 use crate::outputs;
 use crate::previous::{self, Document};
 use crate::report::Report;
 use crate::url::BaseUrl;
-
-/// A published state's body may be this large (compressed, a state is some 50 bytes a URL).
-const MAX_STATE_BODY: u64 = 256 << 20;
-
-/// A sitemap may be 50 MiB uncompressed (the protocol's limit); some room over it.
-const MAX_SITEMAP: u64 = 64 << 20;
 
 /// A sitemap published before: on the live site, or a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,11 +33,20 @@ pub enum Published {
 }
 
 impl Published {
-    /// An http(s) URL, or else a path.
-    pub fn parse(text: &str) -> Published {
+    /// An http(s) URL, or else a path; a URL of another scheme is refused, not taken for a
+    /// path that does not exist (which would be a silent first run).
+    pub fn parse(text: &str) -> Result<Published> {
+        if !text.contains("://") {
+            return Ok(Published::File(text.into()));
+        }
         match Url::parse(text) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") => Published::Url(url),
-            _ => Published::File(text.into()),
+            Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(Published::Url(url)),
+            Ok(url) => bail!(
+                "--previous-sitemap {text:?} is a {}: URL, which sitemapgen does not fetch (an \
+                 http or https URL, or a file by its path)",
+                url.scheme()
+            ),
+            Err(err) => bail!("--previous-sitemap {text:?} is not an absolute URL ({err})"),
         }
     }
 }
@@ -73,7 +77,7 @@ pub fn load(settings: &StateSettings, base: &BaseUrl, report: &mut Report) -> Re
     }
     let client = Client::new(settings.timeout);
     if let Some(url) = &settings.url {
-        match client.get(url, MAX_STATE_BODY)? {
+        match client.get(url, MAX_STATE_BODY, None)? {
             Got::Found(body, at) => {
                 let state = state::parse(BufReader::new(body), rules)
                     .with_context(|| format!("the state published at {at} is not usable"))?;
@@ -90,7 +94,7 @@ pub fn load(settings: &StateSettings, base: &BaseUrl, report: &mut Report) -> Re
         }
     }
     if let Some(published) = &settings.previous_sitemap {
-        match adopt(published, &client, base)? {
+        match adopt(published, &client, base, settings.timeout)? {
             Some(urls) => {
                 let count = urls.len();
                 let state = OldState::adopted(urls)?;
@@ -119,20 +123,28 @@ pub fn load(settings: &StateSettings, base: &BaseUrl, report: &mut Report) -> Re
 }
 
 /// The URL paths under the base URL, with their dates, of the sitemap published at
-/// `published` (its shards, if it is an index); None when there is none.
+/// `published` (its shards, if it is an index); None when nothing is published at its URL.
+/// The whole, index and shards, is read within `timeout` and `MAX_SITEMAPS` bytes.
 fn adopt(
     published: &Published,
     client: &Client,
     base: &BaseUrl,
+    timeout: Duration,
 ) -> Result<Option<BTreeMap<String, Option<String>>>> {
+    let mut reading = Reading {
+        deadline: Deadline::after(timeout, "--http-timeout"),
+        left: MAX_SITEMAPS,
+        published,
+    };
     let (first, from) = match published {
-        Published::Url(url) => match client.get(url, MAX_SITEMAP)? {
-            Got::Found(body, at) => (document(body, url)?, From::Url(at)),
+        Published::Url(url) => match client.get(url, MAX_SITEMAP, Some(&reading.deadline))? {
+            Got::Found(body, at) => (reading.document(body, url)?, From::Url(at)),
             Got::Missing(_) => return Ok(None),
         },
-        Published::File(path) => match read_file(path)? {
+        // A path mistyped is no first run: that would re-date every page.
+        Published::File(path) => match reading.file(path)? {
             Some(document) => (document, From::File(path)),
-            None => return Ok(None),
+            None => bail!("there is no file {} (--previous-sitemap)", path.display()),
         },
     };
     let mut locs = BTreeMap::new();
@@ -141,8 +153,8 @@ fn adopt(
         Document::Index(shards) => {
             for shard in shards {
                 let document = match &from {
-                    From::Url(at) => shard_url(&shard, at, client)?,
-                    From::File(path) => shard_file(&shard, path)?,
+                    From::Url(at) => reading.shard_url(&shard, at, client)?,
+                    From::File(path) => reading.shard_file(&shard, path)?,
                 };
                 match document {
                     Document::Urls(urls) => {
@@ -195,59 +207,82 @@ fn key_of<'l>(loc: &'l str, base_path: &str) -> Option<&'l str> {
     path.strip_prefix(base_path)
 }
 
-/// The shard an index fetched from `at` lists at `loc`, fetched from where the index came
-/// from: the index names the live site, which a CI job may reach at another address.
-fn shard_url(loc: &str, at: &Url, client: &Client) -> Result<Document> {
-    let named = Url::parse(loc).with_context(|| format!("the index {at} lists {loc:?}"))?;
-    let mut url = at.clone();
-    url.set_path(named.path());
-    url.set_query(named.query());
-    match client.get(&url, MAX_SITEMAP)? {
-        Got::Found(body, _) => document(body, &url),
-        Got::Missing(status) => bail!("the index {at} lists {loc}, which is missing ({status})"),
-    }
+/// The reading of a published sitemap, index and shards: the time and bytes left.
+struct Reading<'p> {
+    deadline: Deadline,
+    left: u64,
+    published: &'p Published,
 }
 
-/// The shard a sitemap index file lists at `loc`: the file of that name beside the index.
-fn shard_file(loc: &str, index: &Path) -> Result<Document> {
-    let name = loc.rsplit('/').next().unwrap_or_default();
-    let path = crate::atomic::dir_of(index).join(name);
-    if name.is_empty() || name == "." || name == ".." {
-        bail!("the index {} lists {loc}, not a file", index.display());
+impl Reading<'_> {
+    /// The shard an index fetched from `at` lists at `loc`, fetched from where the index
+    /// came from: the index names the live site, which a CI job may reach at another
+    /// address.
+    fn shard_url(&mut self, loc: &str, at: &Url, client: &Client) -> Result<Document> {
+        let named = Url::parse(loc).with_context(|| format!("the index {at} lists {loc:?}"))?;
+        let mut url = at.clone();
+        url.set_path(named.path());
+        url.set_query(named.query());
+        match client.get(&url, MAX_SITEMAP, Some(&self.deadline))? {
+            Got::Found(body, _) => self.document(body, &url),
+            Got::Missing(status) => {
+                bail!("the index {at} lists {loc}, which is missing ({status})")
+            }
+        }
     }
-    read_file(&path)?.with_context(|| {
-        format!(
-            "the index {} lists {loc}, and there is no {}",
-            index.display(),
-            path.display()
+
+    /// The shard a sitemap index file lists at `loc`: the file of that name beside the
+    /// index.
+    fn shard_file(&mut self, loc: &str, index: &Path) -> Result<Document> {
+        let name = loc.rsplit('/').next().unwrap_or_default();
+        let path = crate::atomic::dir_of(index).join(name);
+        if name.is_empty() || name == "." || name == ".." {
+            bail!("the index {} lists {loc}, not a file", index.display());
+        }
+        self.file(&path)?.with_context(|| {
+            format!(
+                "the index {} lists {loc}, and there is no {}",
+                index.display(),
+                path.display()
+            )
+        })
+    }
+
+    /// The sitemap in a regular file; None when there is no such file.
+    fn file(&mut self, path: &Path) -> Result<Option<Document>> {
+        match input::open(path) {
+            Ok(Some(file)) => self.document(file, &path.display()).map(Some),
+            Ok(None) => Ok(None),
+            Err(err) => Err(err).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+
+    /// The sitemap `reader` holds, decompressed if need be, within the limits.
+    fn document(&mut self, reader: impl Read, what: &dyn fmt::Display) -> Result<Document> {
+        let mut bytes = Vec::new();
+        input::decoded(
+            BufReader::new(Capped::new(reader, MAX_SITEMAP)),
+            MAX_SITEMAP,
         )
-    })
-}
-
-/// The sitemap in a file; None when there is no such file.
-fn read_file(path: &Path) -> Result<Option<Document>> {
-    match std::fs::File::open(path) {
-        Ok(file) => document(file, &path.display()).map(Some),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(err) => Err(err).with_context(|| format!("cannot read {}", path.display())),
+        .and_then(|mut plain| plain.read_to_end(&mut bytes))
+        // A body cut by the time of the whole says so.
+        .map_err(|err| self.deadline.left().err().unwrap_or(err))
+        .with_context(|| format!("cannot read the sitemap {what}"))?;
+        self.left = match self.left.checked_sub(bytes.len() as u64) {
+            Some(left) => left,
+            None => bail!(
+                "the sitemaps of {} hold more than {} together",
+                self.published,
+                input::size(MAX_SITEMAPS)
+            ),
+        };
+        // An HTML page served for any path (a single-page app's fallback) is no sitemap
+        // with no URLs: taking it for one would re-date every page.
+        if !outputs::begins_sitemap(&bytes) {
+            bail!("{what} is not a sitemap (an XML urlset or index, or a text sitemap)");
+        }
+        previous::parse(bytes, what, Some(&self.deadline))
     }
-}
-
-/// The sitemap `reader` holds, decompressed if need be, within the limit.
-fn document(reader: impl Read, what: &dyn fmt::Display) -> Result<Document> {
-    let mut bytes = Vec::new();
-    input::decoded(
-        BufReader::new(Capped::new(reader, MAX_SITEMAP)),
-        MAX_SITEMAP,
-    )
-    .and_then(|mut plain| plain.read_to_end(&mut bytes))
-    .with_context(|| format!("cannot read the sitemap {what}"))?;
-    // An HTML page served for any path (a single-page app's fallback) is no sitemap with
-    // no URLs: taking it for one would re-date every page.
-    if !outputs::begins_sitemap(&bytes) {
-        bail!("{what} is not a sitemap (an XML urlset or index, or a text sitemap)");
-    }
-    previous::parse(bytes, what)
 }
 
 #[cfg(test)]
@@ -274,22 +309,28 @@ mod tests {
     }
 
     #[test]
-    fn a_published_sitemap_is_a_url_or_a_file() {
+    fn a_published_sitemap_is_an_http_url_or_a_file_and_no_other_url() {
         assert!(matches!(
             Published::parse("https://example.com/sitemap.xml"),
-            Published::Url(_)
+            Ok(Published::Url(_))
         ));
         assert!(matches!(
             Published::parse("http://[::1]:80/s.xml"),
-            Published::Url(_)
+            Ok(Published::Url(_))
         ));
-        assert_eq!(
-            Published::parse("old/sitemap.xml"),
-            Published::File("old/sitemap.xml".into())
-        );
-        assert_eq!(
-            Published::parse("file:///tmp/sitemap.xml"),
-            Published::File("file:///tmp/sitemap.xml".into())
-        );
+        for path in ["old/sitemap.xml", "./a:b.xml", "/tmp/s.xml"] {
+            assert_eq!(
+                Published::parse(path).unwrap(),
+                Published::File(path.into())
+            );
+        }
+        for (url, error) in [
+            ("file:///etc/shadow", "is a file: URL"),
+            ("ftp://example.com/sitemap.xml", "is a ftp: URL"),
+            ("http://", "is not an absolute URL"),
+        ] {
+            let err = Published::parse(url).unwrap_err().to_string();
+            assert!(err.contains(error), "{url}: {err}");
+        }
     }
 }
