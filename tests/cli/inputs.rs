@@ -1,15 +1,17 @@
 //! What a run reads from outside, bounded and checked: a published sitemap
 //! (`--previous-sitemap`) that cannot be read, nests without end, declares entities, lists
-//! too many shards or takes too long; a state whose keys sitemapgen could not have written,
-//! or that repeats a record. (The changes file's checks are in `published.rs`, with
-//! `--indexnow-submit`.)
+//! too many shards or takes too long, or lists a page in another form of its URL; a state
+//! whose keys sitemapgen could not have written, or that repeats a record. (The changes
+//! file's checks are in `published.rs`, with `--indexnow-submit`.)
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::time::Duration;
 
-use crate::harness::{Run, Site};
+use crate::harness::{BASE, Run, Site};
 use crate::published::{assert_nothing_written, gzip, site_with_old_sitemap};
 use crate::serve::{Reply, Server};
+use crate::validate;
 
 const URLSET: &str = "<?xml version=\"1.0\"?>\
     <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">";
@@ -126,6 +128,51 @@ fn a_previous_sitemap_index_is_read_within_http_timeout_as_a_whole() {
     run.stderr_has(&["takes longer than --http-timeout (1 s)"]);
     assert!(server.requests().len() <= 6, "{}", server.requests().len());
     assert_nothing_written(&site, &before);
+}
+
+#[test]
+fn a_previous_sitemap_lends_its_date_to_the_page_in_any_form_of_its_url() {
+    let site = Site::with_pages(&["guide/page-3/index.html", "a~b.html", "c.html", "d.html"]);
+    let old = site.outside().join("old.xml");
+    fs::write(
+        &old,
+        format!(
+            "{URLSET}\
+             <url><loc>https://example.com/guide/page-3</loc><lastmod>2020-01-02</lastmod></url>\
+             <url><loc>https://example.com/a%7eb.html</loc><lastmod>2020-01-03</lastmod></url>\
+             <url><loc>https://example.com/c</loc><lastmod>2020-01-04</lastmod></url>\
+             <url><loc>https://example.com/d/</loc><lastmod>2020-01-05</lastmod></url>\
+             <url><loc>https://example.com/d.htm</loc><lastmod>2020-01-06</lastmod></url>\
+             </urlset>"
+        ),
+    )
+    .unwrap();
+    let changes = site.outside().join("changes.txt");
+    adopt(
+        &site,
+        old.to_str().unwrap(),
+        &["--changes", changes.to_str().unwrap()],
+    )
+    .success();
+    let dates: BTreeMap<String, Option<String>> = validate::sitemap(&site.sitemap_path(), BASE)
+        .into_iter()
+        .map(|url| (url.loc, url.lastmod))
+        .collect();
+    let date = |loc: &str| dates[loc].as_deref();
+    assert_eq!(
+        date("https://example.com/guide/page-3/"),
+        Some("2020-01-02")
+    );
+    assert_eq!(date("https://example.com/a~b.html"), Some("2020-01-03"));
+    assert_eq!(date("https://example.com/c.html"), Some("2020-01-04"));
+    // Listed in two forms, neither the page's: which one it is, is not known.
+    assert_eq!(date("https://example.com/d.html"), Some("2024-06-01"));
+    assert_eq!(
+        fs::read_to_string(&changes).unwrap(),
+        "added https://example.com/d.html\n\
+         removed https://example.com/d.htm\n\
+         removed https://example.com/d/\n"
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@ pub mod git;
 pub mod origin;
 pub mod state;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -145,6 +145,10 @@ struct Frozen<'c> {
     old: Arc<OldState>,
     /// Whether `old` holds a published sitemap's dates rather than a state.
     adopted: bool,
+    /// When it does, the key it lists for each URL substance (`html::url_substance`), None
+    /// for a substance it lists in two forms: a page is found by its URL in another form
+    /// (`guide/page-3` for `guide/page-3/`), as a canonical URL is.
+    aliases: HashMap<String, Option<String>>,
     /// The new state, written as the pages are dated, beside the state file.
     new: Option<state::Writer<Sink<Beside>>>,
     /// The changes, written as the pages are dated, beside their file.
@@ -296,11 +300,21 @@ impl<'c> Dater<'c> {
                     ),
                     false => (None, None),
                 };
+                let mut aliases = HashMap::new();
+                if adopted {
+                    for (key, _) in old.records() {
+                        aliases
+                            .entry(html::url_substance(key).to_string())
+                            .and_modify(|alias| *alias = None)
+                            .or_insert_with(|| Some(key.to_string()));
+                    }
+                }
                 Some(Frozen {
                     settled_before: now - SETTLING as i128,
                     rules,
                     old: Arc::new(old),
                     adopted,
+                    aliases,
                     new,
                     changes,
                     base,
@@ -470,6 +484,11 @@ impl Frozen<'_> {
         let mut taken = self.old.take(key);
         if taken == Take::Unknown && self.adopted && url.path != key {
             taken = self.old.take(url.path);
+        }
+        if taken == Take::Unknown
+            && let Some(Some(alias)) = self.aliases.get(html::url_substance(key))
+        {
+            taken = self.old.take(alias);
         }
         let (known, again) = (taken != Take::Unknown, taken == Take::Again);
         let old = match taken {

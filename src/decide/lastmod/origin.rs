@@ -180,8 +180,12 @@ fn adopt(
         {
             continue;
         }
-        if let Some(key) = key_of(&loc, base_path) {
-            keys.entry(key.to_string()).or_insert(lastmod);
+        // In the one form sitemapgen writes paths in (`%7e` is `~`), and only a path it
+        // could write: a key flows into the changes file and to IndexNow.
+        if let Some(key) = key_of(&loc, base_path).map(crate::url::normal_path)
+            && crate::url::is_page_path(&key)
+        {
+            keys.entry(key).or_insert(lastmod);
         }
     }
     Ok(Some(keys))
