@@ -271,7 +271,7 @@ impl OldState {
             },
         };
         self.records.push(Old {
-            hash: key_hash(key),
+            hash,
             key_at: self.keys.len(),
             key_len: key.len() as u32,
             lastmod,
