@@ -350,8 +350,8 @@ row "cat, parallel" floor "same, xargs -0 -P$NPROC -n 256 cat: $NPROC readers" "
     "find $D $HTML -print0 | xargs -0 -P$NPROC -n 256 cat > /dev/null"
 
 SG="$(q "$BIN") -q -b $BASE"
-STATE1=$WORK/first.state STATE2=$WORK/unchanged.state
-STATE3=$WORK/rebuilt.state STAMPLESS=$WORK/stampless.state
+STATE1=$WORK/first.state STATE2=$WORK/unchanged.state STATE3=$WORK/run.state
+STAMPLESS=$WORK/stampless.state BARE=$WORK/bare.state CHANGED=$WORK/changed.state
 row "--no-html" mode "sitemapgen --no-html: walk, stat each page, write" "find -printf" ":" \
     "$SG -o $(q "$OUT/no-html.xml") --no-html $D" "$OUT/no-html.xml"
 row "default" mode "sitemapgen: also reads every page's head" "cat, serial" ":" \
@@ -364,11 +364,18 @@ row "--state, first run" mode "sitemapgen --state S, S removed before each run: 
     "rm -f $(q "$STATE1")" "$SG -o $(q "$OUT/state-first.xml") --state $(q "$STATE1") $D" "$OUT/state-first.xml"
 row "--state, unchanged" mode "sitemapgen --state S, S from an earlier run, no page changed" "cat, serial" ":" \
     "$SG -o $(q "$OUT/state-unchanged.xml") --state $(q "$STATE2") $D" "$OUT/state-unchanged.xml"
-# A rebuild rewrites every page: no stamp matches, so each page is read and digested again,
-# and keeps its date when its digest does. The state without its stamps gives that run on a
-# tree this script must not touch.
-row "--state, rebuilt" mode "sitemapgen --state S, S from an earlier run less its stamps (as after a rebuild that rewrote every page, content unchanged)" "cat, serial" \
-    "cp $(q "$STAMPLESS" "$STATE3")" "$SG -o $(q "$OUT/state-rebuilt.xml") --state $(q "$STATE3") $D" "$OUT/state-rebuilt.xml"
+# A CI run: the site rebuilt in a fresh clone rewrites every page, so no stamp matches, and
+# the bytes are the last deploy's, so the fingerprints do; only heads are tokenized. The
+# state without its stamps gives that run on a tree this script must not touch; with 1% of
+# its records' fingerprints and digests altered, the run where 1% of the pages changed
+# (tokenized and re-dated); without the fingerprints too, the rebuilt run before them
+# (every page tokenized for its digest).
+row "--state, fresh CI" mode "sitemapgen --state S, S from an earlier run less its stamps (a fresh clone, rebuilt: every stamp new, the bytes the same)" "cat, serial" \
+    "cp $(q "$STAMPLESS" "$STATE3")" "$SG -o $(q "$OUT/state-fresh.xml") --state $(q "$STATE3") $D" "$OUT/state-fresh.xml"
+row "--state, fresh CI, 1% changed" mode "the same, 1% of the pages changed (their records' fingerprints and digests altered)" "cat, serial" \
+    "cp $(q "$CHANGED" "$STATE3")" "$SG -o $(q "$OUT/state-changed.xml") --state $(q "$STATE3") $D" "$OUT/state-changed.xml"
+row "--state, rebuilt" mode "sitemapgen --state S, S less its stamps and fingerprints (every page tokenized for its digest, as before fingerprints)" "cat, serial" \
+    "cp $(q "$BARE" "$STATE3")" "$SG -o $(q "$OUT/state-rebuilt.xml") --state $(q "$STATE3") $D" "$OUT/state-rebuilt.xml"
 GIT_NOTE=
 if command -v git >/dev/null && [[ $(git -C "$DIR" rev-parse --is-inside-work-tree 2>/dev/null) == true ]]; then
     row "--lastmod git" mode "sitemapgen --lastmod git: default + git ls-tree and git log over the history" "cat, serial" ":" \
@@ -418,9 +425,13 @@ say "preparing the unchanged state ..."
 rm -f -- "$STATE2"
 sh -c "$SG -o $(q "$OUT/state-unchanged.xml") --state $(q "$STATE2") $D" 2>>"$LOG" ||
     die "sitemapgen --state failed, see $LOG"
-# Each record's last field is its stamp, SIZE:MTIME:CTIME:INODE, or - for none.
-sed -E 's/ -?[0-9]+:-?[0-9]+:-?[0-9]+:[0-9]+$/ -/' "$STATE2" >"$STAMPLESS"
-grep -qE ':[0-9]+$' "$STAMPLESS" && die "$STAMPLESS still holds stamps"
+# A record: key, lastmod, digest, stamp (SIZE:MTIME:CTIME:INODE or -), streak, fingerprint.
+awk '/^\// { $4 = "-" } { print }' "$STATE2" >"$STAMPLESS"
+awk '/^\// { $6 = "-" } { print }' "$STAMPLESS" >"$BARE"
+awk '/^\// && ++n % 100 == 0 { $3 = sprintf("%064d", 0); $6 = sprintf("%016d", 0) } { print }' \
+    "$STAMPLESS" >"$CHANGED"
+grep -qE '^/[^ ]* [^ ]* [^ ]* [0-9-]+:' "$STAMPLESS" && die "$STAMPLESS still holds stamps"
+grep -qE ' [0-9a-f]{16}$' "$BARE" && die "$BARE still holds fingerprints"
 
 # The files that hold a sitemap's URLs: its shards, in order, when it is an index (they sit
 # beside it, named after it), else itself.
@@ -479,6 +490,8 @@ same_sitemaps() {
 }
 same_sitemaps "$OUT/state-rebuilt.xml" "$OUT/state-unchanged.xml" ||
     die "the --state rebuilt run wrote another sitemap than the unchanged run: $OUT/state-rebuilt.xml"
+same_sitemaps "$OUT/state-fresh.xml" "$OUT/state-unchanged.xml" ||
+    die "the --state fresh CI run wrote another sitemap than the unchanged run: $OUT/state-fresh.xml"
 # time -v (and -f %M) report the largest single process of the command, not the sum over
 # its processes: for --lastmod git, sitemapgen and the git processes it runs are also
 # measured together.
