@@ -8,18 +8,18 @@ pub mod robots;
 
 use std::path::{Path, PathBuf};
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use anyhow::{Context, Result, bail};
 
 use crate::atomic::{self, Beside, Publishing, Replaced, Sink, Temp, Written};
 use crate::error::UsageError;
-use crate::indexnow;
 use crate::outputs::claim::{self, Holds, Output};
 use crate::outputs::{Files, Format};
 use crate::previous::{self, Document};
 use crate::report::{Report, Warning};
 use crate::url::{BaseUrl, encode_path};
+use crate::{indexnow, input};
 
 /// How the run's files are published.
 #[derive(Debug)]
@@ -229,11 +229,13 @@ fn remove_stale(
         }
     }
     // An index of the other compression's (a run before --gzip was switched) that lists
-    // only files of ours. An unsplit sitemap there stays: it may be another tool's.
+    // only files of ours. An unsplit sitemap there stays: it may be another tool's, as does
+    // a file that cannot be read as an index.
     let other = files.other_output();
     if std::fs::symlink_metadata(&other).is_ok_and(|meta| meta.is_file())
         && Holds::Sitemap.may_take(&other)?
-        && let Ok(Document::Index(locs)) = previous::parse(read_index(&other)?, &other.display())
+        && let Ok(Some(bytes)) = input::read_file(&other, input::MAX_SITEMAP)
+        && let Ok(Document::Index(locs)) = previous::parse(bytes, &other.display(), None)
         && locs.iter().all(|loc| {
             let name = loc.rsplit('/').next().unwrap_or_default();
             !name.is_empty() && files.named_like_ours(name.as_ref())
@@ -251,19 +253,6 @@ fn remove_stale(
         }
     }
     Ok(())
-}
-
-/// The bytes of the index at `path`, as far as an index may go (the protocol's 50 MiB, or
-/// its gzip: what lies beyond makes it no index of ours).
-fn read_index(path: &Path) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| {
-            file.take(crate::sitemap::xml::MAX_BYTES)
-                .read_to_end(&mut bytes)
-        })
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(bytes)
 }
 
 /// Temp files of killed runs, where ours are made: in `dirs` (DIR, the output's directory,
