@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every fuzz target (or those named) for SECONDS each, two at a time, and prints how
-# many inputs each ran. Needs cargo-fuzz and a nightly toolchain (README.md, "Fuzzing").
+# many inputs each ran. Needs cargo-fuzz and a nightly toolchain (doc/development.md, "Fuzzing").
 #
 #   fuzz/campaign.sh [SECONDS] [TARGET...]      (default: 600 seconds, every target)
 #

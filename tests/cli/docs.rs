@@ -1,4 +1,5 @@
-//! README, `--help` and the man page stay in step.
+//! README, the guide (`doc/`), `--help` and the man page stay in step, and every link in the
+//! docs leads to a file and a heading that exist.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -48,10 +49,87 @@ fn every_long_option_in_help_is_in_the_man_page() {
 }
 
 #[test]
-fn every_long_option_in_help_is_in_the_readme() {
-    let readme = long_options(&read("README.md"));
-    let missing: Vec<_> = help_options().difference(&readme).cloned().collect();
-    assert!(missing.is_empty(), "README.md lacks {missing:?}");
+fn every_long_option_in_help_is_in_the_guide() {
+    let guide = long_options(&read("doc/usage.md"));
+    let missing: Vec<_> = help_options().difference(&guide).cloned().collect();
+    assert!(missing.is_empty(), "doc/usage.md lacks {missing:?}");
+}
+
+/// The docs a reader follows links through: README, the guide, the benchmark's figures.
+fn docs() -> Vec<String> {
+    let mut docs = vec!["README.md".to_string(), "benches/README.md".to_string()];
+    let guide = fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("doc")).unwrap();
+    for file in guide {
+        let name = file.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") {
+            docs.push(format!("doc/{name}"));
+        }
+    }
+    docs.sort();
+    docs
+}
+
+/// The anchors of a markdown file's headings, as GitHub makes them.
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut anchors = BTreeSet::new();
+    let mut code = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            code = !code;
+        }
+        let title = line.trim_start_matches('#');
+        if code || title.len() == line.len() || !title.starts_with(' ') {
+            continue;
+        }
+        let anchor: String = title
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_' || *c == ' ')
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        anchors.insert(anchor);
+    }
+    anchors
+}
+
+#[test]
+fn every_link_in_the_docs_leads_to_a_file_and_a_heading_that_exist() {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut broken = Vec::new();
+    for doc in docs() {
+        let text = read(&doc);
+        let dir = Path::new(&doc).parent().unwrap();
+        for link in text.split("](").skip(1) {
+            let target = &link[..link.find(')').unwrap()];
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let file = if file.is_empty() {
+                Path::new(&doc).to_path_buf()
+            } else {
+                dir.join(file)
+            };
+            let path = top.join(&file);
+            if !path.exists() {
+                broken.push(format!("{doc}: {target} (no {})", file.display()));
+            } else if !anchor.is_empty()
+                && !anchors(&fs::read_to_string(&path).unwrap()).contains(anchor)
+            {
+                broken.push(format!("{doc}: {target} (no such heading)"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links: {broken:#?}");
+    // Each page of the guide is reached from README.
+    let readme = read("README.md");
+    for doc in docs().iter().filter(|doc| *doc != "README.md") {
+        assert!(
+            readme.contains(&format!("]({doc})")),
+            "README links no {doc}"
+        );
+    }
 }
 
 #[test]
@@ -128,13 +206,15 @@ fn tests_in(file: &str) -> BTreeSet<String> {
     names
 }
 
-/// The tests that README's "Failure behaviour" tables name, in their last column.
+/// The tests that the "Failure behaviour" tables (`doc/failures.md`) name, in their last
+/// column.
 fn tests_in_the_failure_tables() -> BTreeSet<String> {
-    let readme = read("README.md");
-    let section = &readme[readme
-        .find("\n## Failure behaviour\n")
-        .expect("the section")..];
-    let section = &section[..section[1..].find("\n## ").unwrap()];
+    let guide = read("doc/failures.md");
+    let section = &guide[guide.find("\n## Failure behaviour\n").expect("the section")..];
+    let end = section[1..]
+        .find("\n## ")
+        .map_or(section.len(), |end| end + 1);
+    let section = &section[..end];
     let mut names = BTreeSet::new();
     for row in section.lines().filter(|l| l.starts_with('|')) {
         let last = row.trim_end_matches('|').rsplit('|').next().unwrap();
@@ -156,7 +236,7 @@ fn the_failure_tables_name_every_fault_test_and_only_tests_that_exist() {
     let unknown: Vec<_> = documented.difference(&existing).collect();
     assert!(
         unknown.is_empty(),
-        "README names no such tests: {unknown:?}"
+        "doc/failures.md names no such tests: {unknown:?}"
     );
     let faults = tests_in("faults.rs")
         .into_iter()
@@ -164,6 +244,6 @@ fn the_failure_tables_name_every_fault_test_and_only_tests_that_exist() {
     let missing: Vec<_> = faults.filter(|t| !documented.contains(t)).collect();
     assert!(
         missing.is_empty(),
-        "README's failure tables lack {missing:?}"
+        "doc/failures.md's failure tables lack {missing:?}"
     );
 }
