@@ -46,6 +46,24 @@ pub enum Reason {
 const REASONS: usize = 12;
 
 impl Reason {
+    /// The cause's key in --summary-json.
+    fn key(self) -> &'static str {
+        match self {
+            Reason::NotPage => "not_page",
+            Reason::Excluded => "excluded",
+            Reason::DefaultExcluded => "default_excluded",
+            Reason::Hidden => "hidden",
+            Reason::Noindex => "noindex",
+            Reason::Redirect => "redirect",
+            Reason::Canonical => "canonical",
+            Reason::Elsewhere => "elsewhere",
+            Reason::Robots => "robots",
+            Reason::Duplicate => "duplicate",
+            Reason::TooLong => "too_long",
+            Reason::Unusable => "unusable",
+        }
+    }
+
     /// The summary's words for `n` files left out for this reason.
     fn describe(self, n: u64) -> String {
         let one = n == 1;
@@ -288,12 +306,26 @@ impl Report {
         if self.verbosity == Verbosity::Quiet {
             return;
         }
+        to_stderr(self.summary_line(written, place, churn));
+    }
+
+    /// The summary line, which -q does not print (--summary-json holds it all the same).
+    pub fn summary_line(&self, written: u64, place: &str, churn: Option<impl Display>) -> String {
         let changes = churn.map_or(String::new(), |c| format!("; since the state: {c}"));
-        to_stderr(format_args!(
+        redact(&format!(
             "wrote {} {place}{}{changes}",
             count(written, "URL"),
             self.left_out_summary()
-        ));
+        ))
+    }
+
+    /// Each cause's key in --summary-json and how many files it left out, in the summary
+    /// line's order.
+    pub fn left_out_by_cause(&self) -> Vec<(&'static str, u64)> {
+        ALL_REASONS
+            .iter()
+            .map(|&reason| (reason.key(), self.left_out[reason as usize]))
+            .collect()
     }
 
     /// ` (left out: 7 noindex, 3 by --exclude; 56 files that are not pages)`, or nothing when

@@ -10,6 +10,7 @@ use crate::decide::{self, Decider};
 use crate::outputs::{Destination, Files, Format};
 use crate::report::{self, Report, Verbosity, Warning};
 use crate::sitemap::{self, Collector};
+use crate::summary::{self, Summary};
 use crate::walk::{self, Walked};
 use crate::{check, publish};
 
@@ -22,6 +23,8 @@ pub struct Settings {
     pub publish: publish::Settings,
     /// --check: compare with the files on disk, write nothing.
     pub check: bool,
+    /// --summary-json: where the run's counts go.
+    pub summary_json: Option<summary::To>,
     pub verbosity: Verbosity,
     pub strict: bool,
     /// Threads that read directories and pages (-j).
@@ -124,14 +127,35 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     let mut companions = decider.into_files()?;
     companions.extend(publish::plan_key_file(&settings.publish)?);
     companions.extend(publish::plan_stylesheet(&settings.publish)?);
+    let place = place(files, format, shards);
+    // Known before anything is published, so that the summary goes out with the sitemap.
+    let summary = settings.summary_json.as_ref().map(|to| {
+        let robots = robots.as_ref().is_some_and(|plan| plan.new.is_some());
+        let summary = Summary {
+            listed: collected,
+            left_out: report.left_out_by_cause(),
+            churn: churn.as_ref(),
+            files_written: (outputs.len() + companions.len() + usize::from(robots)) as u64,
+            line: report.summary_line(collected, &place, churn.as_ref()),
+        };
+        (to, summary)
+    });
+    if let Some((summary::To::File(path), summary)) = &summary {
+        companions.push((summary.write(path)?, path.clone()));
+    }
     publish::commit(files, (format, shards), outputs, companions, robots, report)?;
-    let place = place(files, format, shards, wrote_robots, report);
+    if format == Format::Txt && shards > 1 && !wrote_robots {
+        report.note("a text sitemap has no index: list each file in robots.txt (--robots)");
+    }
+    if let Some((summary::To::Stdout, summary)) = &summary {
+        summary.print()?;
+    }
     report.summary(collected, &place, churn);
     Ok(())
 }
 
 /// Where our temp files are made, and killed runs may have left theirs: DIR, the output's
-/// directory, the state's.
+/// directory, the state's, the summary's.
 fn temp_dirs(settings: &Settings) -> Vec<PathBuf> {
     let mut dirs = vec![settings.walk.root.clone()];
     if let Destination::File(files) = &settings.sitemap.destination {
@@ -140,17 +164,14 @@ fn temp_dirs(settings: &Settings) -> Vec<PathBuf> {
     if let Some(state) = &settings.decide.lastmod.state {
         dirs.push(dir_of(&state.path).to_path_buf());
     }
+    if let Some(summary::To::File(path)) = &settings.summary_json {
+        dirs.push(dir_of(path).to_path_buf());
+    }
     dirs
 }
 
 /// Where the summary says the URLs went.
-fn place(
-    files: &Files,
-    format: Format,
-    shards: usize,
-    robots: bool,
-    report: &mut Report,
-) -> String {
+fn place(files: &Files, format: Format, shards: usize) -> String {
     if !files.groups().is_empty() {
         let sitemaps = report::count(shards as u64, "sitemap");
         return format!("in {sitemaps} indexed by {}", files.path.display());
@@ -160,15 +181,10 @@ fn place(
     }
     match format {
         Format::Xml => format!("in {shards} sitemaps indexed by {}", files.path.display()),
-        Format::Txt => {
-            if !robots {
-                report.note("a text sitemap has no index: list each file in robots.txt (--robots)");
-            }
-            format!(
-                "in {shards} text sitemaps {} … {}",
-                files.shard_path(1).display(),
-                files.shard_path(shards).display()
-            )
-        }
+        Format::Txt => format!(
+            "in {shards} text sitemaps {} … {}",
+            files.shard_path(1).display(),
+            files.shard_path(shards).display()
+        ),
     }
 }

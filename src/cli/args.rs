@@ -163,6 +163,12 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub changes: Option<PathBuf>,
 
+    /// Write the run's counts as JSON to FILE (`-` for standard output): the URLs listed, the
+    /// files left out by cause, the URLs added, re-dated and removed since the state, the
+    /// files written, and the summary line; `"version": 1` (README: "The summary as JSON")
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub summary_json: Option<PathBuf>,
+
     /// What a page's digest is made of: content (what a reader cares about: the main
     /// region, structured data) or bytes (needs --state) [default: content]
     #[arg(long, value_name = "WHAT", value_parser = DIGEST)]

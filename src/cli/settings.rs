@@ -21,7 +21,7 @@ use crate::scan::images::ImageRules;
 use crate::url::{Mapping, encode_path};
 use crate::walk::rules::{GroupRules, RuleSpec, Rules, ValueRules};
 use crate::walk::{ListFrom, Source};
-use crate::{decide, indexnow, publish, sitemap, walk};
+use crate::{decide, indexnow, publish, sitemap, summary, walk};
 
 const HINT: &str = "(on the command line, or in sitemapgen.toml)";
 
@@ -202,6 +202,12 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     if cli.changes.is_some() && preview {
         bail!("-o - is a preview and writes no changes file: drop --changes");
     }
+    if cli.summary_json.is_some() && preview {
+        bail!("-o - is a preview and writes no summary: drop --summary-json");
+    }
+    if cli.summary_json.is_some() && cli.check {
+        bail!("--check writes nothing, and its differences are on stderr: drop --summary-json");
+    }
     if (cli.xsl.is_some() || cli.write_xsl) && format == Format::Txt {
         bail!("a text sitemap has no stylesheet: drop --xsl and --write-xsl, or --format txt");
     }
@@ -229,10 +235,21 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             .as_ref()
             .map(|(dir, files)| (dir.as_path(), *files)),
     })?;
+    let summary_json = cli
+        .summary_json
+        .map(|path| match path.as_os_str().as_bytes() {
+            b"-" => summary::To::Stdout,
+            _ => summary::To::File(path),
+        });
+    let summary_path = match &summary_json {
+        Some(summary::To::File(path)) => Some(path.as_path()),
+        _ => None,
+    };
     let named = [
         (cli.output.as_deref(), "-o"),
         (cli.state.as_deref(), "--state"),
         (cli.changes.as_deref(), "--changes"),
+        (summary_path, "--summary-json"),
     ];
     let outputs = run_outputs(
         named,
@@ -266,6 +283,10 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         files.target = target;
     }
     let (state, changes) = (target(Holds::State), target(Holds::Changes));
+    let summary_json = summary_json.map(|to| match (to, target(Holds::Summary)) {
+        (summary::To::File(_), Some(target)) => summary::To::File(target),
+        (to, _) => to,
+    });
     let index_add = match (&destination, &dir_url) {
         (Destination::File(files), Some(dir_url)) => {
             let taken = |path: &Path| {
@@ -358,6 +379,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             write_xsl: cli.write_xsl,
         },
         check: cli.check,
+        summary_json,
         verbosity,
         strict: cli.strict,
         jobs: cli.jobs.map_or_else(
@@ -443,15 +465,15 @@ fn check_gzip_name(path: &Path, gzip: bool) -> Result<()> {
 /// Every file the run writes, for the one rule they all go through (`outputs::claim`):
 /// the sitemap, the state, the changes, robots.txt (edited under --robots, and never to be
 /// taken by another output), the IndexNow key file and the stylesheet.
-/// `named` holds the paths of -o, --state and --changes with their flags.
+/// `named` holds the paths of -o, --state, --changes and --summary-json with their flags.
 fn run_outputs(
-    named: [(Option<&Path>, &str); 3],
+    named: [(Option<&Path>, &str); 4],
     destination: &Destination,
     dir: &Path,
     key: Option<&indexnow::Key>,
     write_xsl: bool,
 ) -> Vec<Output> {
-    let [output, state, changes] = named;
+    let [output, state, changes, summary] = named;
     // DIR's files of fixed names first: a clash is named after the output the user named.
     let robots = dir.join("robots.txt");
     let mut outputs = vec![Output::new(
@@ -472,7 +494,11 @@ fn run_outputs(
         };
         outputs.push(Output::new(what, files.path.clone(), Holds::Sitemap));
     }
-    for ((path, flag), holds) in [(state, Holds::State), (changes, Holds::Changes)] {
+    for ((path, flag), holds) in [
+        (state, Holds::State),
+        (changes, Holds::Changes),
+        (summary, Holds::Summary),
+    ] {
         if let Some(path) = path {
             let what = format!("{flag} {}", path.display());
             outputs.push(Output::new(what, path.to_path_buf(), holds));

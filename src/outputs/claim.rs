@@ -1,9 +1,9 @@
 //! One rule for every file a run writes: the sitemap (its shards, groups' sitemaps and
 //! index go by its name), the state, the changes, robots.txt, the IndexNow key file, the
-//! stylesheet, and `--indexnow-submit`'s receipt. Each output
+//! stylesheet, `--indexnow-submit`'s receipt and `--summary-json`'s summary. Each output
 //!
 //! - is a regular file, or a symlink to one that is followed where the user named the path
-//!   (`-o`, `--state`, `--changes`), never in DIR's files of fixed names;
+//!   (`-o`, `--state`, `--changes`, `--summary-json`), never in DIR's files of fixed names;
 //! - is not a page of the site;
 //! - is not the file of another output of the run, nor named like a file of the sitemap
 //!   beside it (a shard or a group's sitemap, which a later run would remove);
@@ -32,6 +32,7 @@ pub enum Holds {
     KeyFile,
     Stylesheet,
     Receipt,
+    Summary,
 }
 
 /// The first line of `--indexnow-submit`'s receipt.
@@ -50,6 +51,7 @@ impl Holds {
             Holds::KeyFile => "the IndexNow key file",
             Holds::Stylesheet => "the stylesheet of --write-xsl",
             Holds::Receipt => "the receipt of --indexnow-submit",
+            Holds::Summary => "the summary of --summary-json",
         }
     }
 
@@ -63,6 +65,7 @@ impl Holds {
             Holds::KeyFile => "holds something else than the key",
             Holds::Stylesheet => "holds something else than sitemapgen's stylesheet",
             Holds::Receipt => "is not a receipt of sitemapgen",
+            Holds::Summary => "is not a summary of sitemapgen",
         }
     }
 
@@ -73,6 +76,9 @@ impl Holds {
             Holds::Changes => {
                 Some("keep the changes in a file of their own, such as sitemap.changes")
             }
+            Holds::Summary => {
+                Some("keep the summary in a file of its own, such as sitemap-summary.json")
+            }
             _ => None,
         }
     }
@@ -81,7 +87,10 @@ impl Holds {
     /// replaced, the link kept), and a page there is refused. DIR's files of fixed names
     /// are written only as files of their own, and the walk never takes them for pages.
     fn named_by_user(self) -> bool {
-        matches!(self, Holds::Sitemap | Holds::State | Holds::Changes)
+        matches!(
+            self,
+            Holds::Sitemap | Holds::State | Holds::Changes | Holds::Summary
+        )
     }
 
     /// Whether the file at `path` may be replaced by this output: there is none, or
@@ -113,6 +122,9 @@ impl Holds {
                 .take(200)
                 .any(|w| w == STYLESHEET_MARK),
             Holds::Receipt => text.starts_with(RECEIPT_HEADER.as_bytes()),
+            Holds::Summary => text
+                .strip_prefix(b"{")
+                .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"\"version\":")),
         }
     }
 }
@@ -331,6 +343,13 @@ mod tests {
             ),
             (Holds::Receipt, "my notes", false),
             (Holds::Robots, "User-agent: *", true),
+            (
+                Holds::Summary,
+                "{\n  \"version\": 1,\n  \"listed\": 3",
+                true,
+            ),
+            (Holds::Summary, "{\"name\": \"my-site\"}", false),
+            (Holds::Summary, "version: 1", false),
         ];
         for &(holds, start, may) in cases {
             assert_eq!(
@@ -339,7 +358,13 @@ mod tests {
                 "{holds:?} {start:?}"
             );
         }
-        for holds in [Holds::Sitemap, Holds::State, Holds::Changes, Holds::KeyFile] {
+        for holds in [
+            Holds::Sitemap,
+            Holds::State,
+            Holds::Changes,
+            Holds::KeyFile,
+            Holds::Summary,
+        ] {
             assert!(holds.may_replace(name, b" \n"), "{holds:?}");
         }
         let key = OsStr::new("abcdefgh.txt");

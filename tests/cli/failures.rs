@@ -767,3 +767,53 @@ fn an_unreadable_directory_stops_the_walk_in_its_place_on_any_number_of_threads(
         );
     }
 }
+
+#[test]
+fn the_summary_replaces_only_an_earlier_summary() {
+    let (site, state) = site_with_robots();
+    site.write("package.json", "{\"name\": \"my-site\"}\n");
+    let summary = |path: std::path::PathBuf| -> Vec<std::ffi::OsString> {
+        vec![
+            "--state".into(),
+            state.clone().into(),
+            "--summary-json".into(),
+            path.into(),
+        ]
+    };
+    let cases = vec![
+        (
+            summary(site.path("package.json")),
+            "package.json exists and is not a summary of sitemapgen",
+        ),
+        (summary(site.path("robots.txt")), "is also robots.txt"),
+        (summary(state.clone()), "is also the state"),
+        (summary(site.sitemap_path()), "is also the sitemap"),
+        (
+            summary(site.path("a.html")),
+            "is a page of the site (its name matches --include)",
+        ),
+        (
+            vec![
+                "-o".into(),
+                "-".into(),
+                "--summary-json".into(),
+                "s.json".into(),
+            ],
+            "-o - is a preview and writes no summary: drop --summary-json",
+        ),
+        (
+            vec!["--check".into(), "--summary-json".into(), "-".into()],
+            "--check writes nothing",
+        ),
+    ];
+    refused_with(&site, ("K", "unused"), cases);
+    // An earlier summary is replaced.
+    let path = site.outside().join("summary.json");
+    fs::write(&path, "{\n  \"version\": 1,\n  \"listed\": 9\n}\n").unwrap();
+    site.command(&["--summary-json"]).arg(&path).run().success();
+    assert!(
+        fs::read_to_string(&path)
+            .unwrap()
+            .contains("\"listed\": 2,")
+    );
+}

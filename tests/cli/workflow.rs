@@ -539,3 +539,85 @@ fn urls_robots_txt_disallows_are_left_out_where_crawlers_read_it() {
     site.run(&["--ignore-disallow"]).success();
     assert_eq!(validate::sitemap(&site.sitemap_path(), BASE).len(), 5);
 }
+
+#[test]
+fn summary_json_counts_the_run_in_its_documented_shape() {
+    let site = site();
+    site.write(
+        "hidden.html",
+        "<html><head><meta name=robots content=noindex></head><body>x</body></html>",
+    );
+    site.write("style.css", "body {}");
+    let state = site.outside().join("sitemap.state");
+    let summary = site.outside().join("summary.json");
+    let run = |extra: &[&str]| {
+        let mut cmd = site.command(extra);
+        cmd.arg("--state")
+            .arg(&state)
+            .arg("--summary-json")
+            .arg(&summary);
+        let run = cmd.run();
+        run.success();
+        let text = fs::read_to_string(&summary).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        // The summary line on stderr is the JSON's, word for word.
+        assert!(run.stderr().lines().any(|l| l == json["summary"]), "{text}");
+        (text, json)
+    };
+    let (text, json) = run(&[]);
+    assert!(
+        text.starts_with("{\n  \"version\": 1,\n  \"listed\": 4,\n"),
+        "{text}"
+    );
+    let left_out = json["left_out"].as_object().unwrap();
+    let keys: Vec<&str> = left_out.keys().map(String::as_str).collect();
+    let mut all = vec![
+        "canonical",
+        "default_excluded",
+        "duplicate",
+        "elsewhere",
+        "excluded",
+        "hidden",
+        "noindex",
+        "not_page",
+        "redirect",
+        "robots",
+        "too_long",
+        "unusable",
+    ];
+    all.sort_unstable();
+    assert_eq!(keys, all);
+    assert_eq!(json["left_out"]["noindex"], 1);
+    assert_eq!(json["left_out"]["not_page"], 1);
+    assert_eq!(json["left_out"]["redirect"], 0);
+    assert_eq!(
+        json["since_state"],
+        serde_json::json!({"added": 4, "removed": 0, "redated": 0, "kept": 0})
+    );
+    // The sitemap and the state.
+    assert_eq!(json["files_written"], 2);
+
+    fs::write(
+        site.path("a.html"),
+        "<html><body><main>new</main></body></html>",
+    )
+    .unwrap();
+    fs::remove_file(site.path("b/c.html")).unwrap();
+    let (_, json) = run(&["--lastmod", "2024-05-01", "--robots"]);
+    assert_eq!(json["listed"], 3);
+    assert_eq!(
+        json["since_state"],
+        serde_json::json!({"added": 0, "removed": 1, "redated": 1, "kept": 2})
+    );
+    // The sitemap, the state and robots.txt.
+    assert_eq!(json["files_written"], 3);
+
+    // `-`: standard output, the JSON alone there; none without --state.
+    let out = site.run(&["-q", "--summary-json", "-"]);
+    out.success();
+    let json: serde_json::Value = serde_json::from_slice(out.stdout()).unwrap();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["since_state"], serde_json::Value::Null);
+    assert!(out.stderr().is_empty(), "{}", out.stderr());
+    validate::sitemap(&site.sitemap_path(), BASE);
+}
