@@ -1,11 +1,15 @@
-//! The packages users install: the Python wheel, the npm packages, the crate, the release
-//! workflow and the one version they all carry. The wheel is built once per run (the `dist`
-//! profile: release without LTO) and its binary serves the npm test too.
+//! The packages users install: the Python wheel (with its MkDocs and Sphinx plugins), the
+//! npm packages, the crate, the release workflow and the one version they all carry. The
+//! wheel is built once per run (the `dist` profile: release without LTO) and its binary
+//! serves the npm test too.
 
 // Shared with tests/cli, which uses all of them; this binary needs only a part.
 #[allow(dead_code)]
 #[path = "../cli/harness.rs"]
 mod harness;
+#[allow(dead_code)]
+#[path = "../cli/serve.rs"]
+mod serve;
 #[allow(dead_code)]
 #[path = "../cli/validate.rs"]
 mod validate;
@@ -13,6 +17,7 @@ mod validate;
 mod built;
 mod crate_package;
 mod npm;
+mod plugins;
 mod version;
 mod wheel;
 mod workflow;

@@ -1,0 +1,76 @@
+"""The Sphinx extension (``extensions = ["sitemapgen_cli.sphinx"]`` in conf.py).
+
+When an html or dirhtml build has finished without an error, it runs the installed
+sitemapgen on the output folder with ``html_baseurl`` as the base URL. Options are the
+``sitemapgen_*`` config values; it only maps them to flags: every decision is the binary's.
+"""
+
+from sphinx.util import logging
+
+from sitemapgen_cli._run import Failed, flags, run_sitemapgen
+
+log = logging.getLogger(__name__)
+
+STATE = "sitemap.state.gz"
+BUILDERS = ("html", "dirhtml")
+
+
+def setup(app):
+    # As sphinx-sitemap's sitemap_url_scheme: what comes between html_baseurl and a page's
+    # path, {lang} the language and {version} the version, each with a final slash.
+    app.add_config_value("sitemapgen_url_scheme", "{link}", "html", str)
+    # The state in the output, read back from the live site: "CI without a cache".
+    app.add_config_value("sitemapgen_state", True, "html", bool)
+    app.add_config_value("sitemapgen_images", False, "html", bool)
+    # NAME=GLOB, as --group takes them.
+    app.add_config_value("sitemapgen_groups", [], "html", list)
+    # True: --write-xsl (sitemapgen's own stylesheet); a string: --xsl HREF.
+    app.add_config_value("sitemapgen_xsl", False, "html", (bool, str))
+    # The environment variable that holds the IndexNow key (--indexnow-key-env).
+    app.add_config_value("sitemapgen_indexnow_key_env", "", "html", str)
+    # More flags, passed as they are.
+    app.add_config_value("sitemapgen_args", [], "html", list)
+    app.connect("build-finished", build_finished)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def base_url(config):
+    """html_baseurl with the layout of sitemapgen_url_scheme."""
+    if not config.html_baseurl:
+        raise Failed(
+            "sitemapgen: error: html_baseurl is not set in conf.py, and the sitemap needs "
+            "the site's public URL\nhint: add `html_baseurl = \"https://example.com/\"` to "
+            "conf.py"
+        )
+    lang = f"{config.language}/" if config.language else ""
+    version = f"{config.version}/" if config.version else ""
+    prefix = config.sitemapgen_url_scheme.format(lang=lang, version=version, link="")
+    return config.html_baseurl.rstrip("/") + "/" + prefix
+
+
+def build_finished(app, exception):
+    if exception is not None or app.builder.name not in BUILDERS:
+        return
+    try:
+        sitemap(app)
+    except Failed as failed:
+        # An error in the log and exit status 1, as Sphinx fails a build for its own errors.
+        log.error(str(failed))
+        app.statuscode = 1
+
+
+def sitemap(app):
+    config = app.config
+    base = base_url(config)
+    outdir = str(app.outdir)
+    args = ["--base-url", base]
+    if config.sitemapgen_state:
+        args += ["--state", f"{outdir}/{STATE}", "--state-url", base + STATE]
+    args += flags(
+        images=config.sitemapgen_images,
+        groups=config.sitemapgen_groups,
+        xsl=config.sitemapgen_xsl,
+        indexnow_key_env=config.sitemapgen_indexnow_key_env,
+        extra=config.sitemapgen_args,
+    )
+    run_sitemapgen(args + [outdir], log)

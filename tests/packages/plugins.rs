@@ -1,0 +1,287 @@
+//! The MkDocs plugin and the Sphinx extension of the wheel, run by the real generators
+//! (pinned by .ci/run in a venv of their own): a small site built twice as CI builds it, on
+//! a fresh machine each time, its state read back from the deployed site (a server on the
+//! loopback address).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use crate::built::{installed, run, tool};
+use crate::harness::{Site, copy_tree};
+use crate::serve::Server;
+use crate::validate::{self, locs};
+
+/// A venv with the wheel installed (`--no-index`), which also sees the generators' venv
+/// (a `.pth` file): no network at test time. None where a tool is missing outside CI.
+fn generators() -> Option<&'static Path> {
+    static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
+    VENV.get_or_init(|| {
+        let installed = installed()?;
+        // The generators' venv: its python, beside the mkdocs script.
+        let theirs = tool("mkdocs")?.parent().unwrap().join("python");
+        let purelib = |python: &Path| {
+            let out = run(Command::new(python).args([
+                "-c",
+                "import sysconfig; print(sysconfig.get_path('purelib'))",
+            ]));
+            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+        };
+        let venv = installed.venv.with_file_name("generators-venv");
+        if venv.exists() {
+            fs::remove_dir_all(&venv).unwrap();
+        }
+        run(Command::new(&theirs).args(["-m", "venv"]).arg(&venv));
+        let python = venv.join("bin").join("python");
+        let path = purelib(&theirs);
+        fs::write(
+            purelib(&python).join("generators.pth"),
+            format!("{}\n", path.display()),
+        )
+        .unwrap();
+        run(Command::new(&python)
+            .args(["-m", "pip", "install", "--no-index", "--no-deps"])
+            .arg("--disable-pip-version-check")
+            .arg(&installed.wheel));
+        Some(venv)
+    })
+    .as_deref()
+}
+
+/// `python -m MODULE ARGS` in the generators' venv, in `dir`.
+fn python(venv: &Path, dir: &Path, args: &[&str]) -> Output {
+    Command::new(venv.join("bin").join("python"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_MKDOCS_2_WARNING", "1")
+        .output()
+        .unwrap()
+}
+
+#[track_caller]
+fn succeeded(output: &Output) -> String {
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{log}");
+    log
+}
+
+/// Publishes the built site as a deploy would: the live site is now this build.
+fn deploy(site: &Site, live: &Path) {
+    if live.exists() {
+        fs::remove_dir_all(live).unwrap();
+    }
+    fs::create_dir(live).unwrap();
+    copy_tree(&site.root, live);
+}
+
+/// What the CLI writes for the built site with FLAGS, the state read from `state_url` as the
+/// plugin's first build read it (nothing published yet): the plugin's own sitemap must be it.
+fn cli_sitemap(site: &Site, base: &str, flags: &[&str]) -> Vec<u8> {
+    let state = site.root.join("sitemap.state.gz");
+    fs::remove_file(&state).unwrap();
+    site.command(&["-b", base, "--state"])
+        .arg(&state)
+        .args(["--state-url", &format!("{base}sitemap.state.gz")])
+        .args(flags)
+        .run()
+        .success();
+    fs::read(site.sitemap_path()).unwrap()
+}
+
+#[test]
+fn mkdocs_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
+    let Some(venv) = generators() else { return };
+    let site = Site::empty();
+    let live = site.outside().join("live");
+    fs::create_dir(&live).unwrap();
+    let server = Server::files(live.clone());
+    let base = server.url("/");
+    let project = site.outside().join("project");
+    for (page, text) in [
+        ("index.md", "# Home\n\nWelcome.\n"),
+        ("about.md", "# About\n\nWho we are.\n"),
+        ("guide/index.md", "# Guide\n\nStart here.\n"),
+        ("guide/install.md", "# Install\n\nThe steps.\n"),
+    ] {
+        let path = project.join("docs").join(page);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    // The plugin with no options: the state is on, read back from site_url.
+    let config = format!(
+        "site_name: Demo\nsite_url: {base}\nsite_dir: {}\ntheme:\n  name: material\n\
+         plugins:\n  - search\n  - sitemapgen\n",
+        site.root.display()
+    );
+    fs::write(project.join("mkdocs.yml"), &config).unwrap();
+
+    let log = succeeded(&python(venv, &project, &["-m", "mkdocs", "build"]));
+    assert!(
+        log.contains("since the state: 4 added, 0 removed, 0 re-dated"),
+        "{log}"
+    );
+    assert!(
+        !site.root.join("sitemap.xml.gz").exists(),
+        "MkDocs's own is left"
+    );
+    let urls = validate::sitemap(&site.sitemap_path(), &base);
+    let expected: Vec<String> = ["", "about/", "guide/", "guide/install/"]
+        .iter()
+        .map(|path| format!("{base}{path}"))
+        .collect();
+    assert_eq!(locs(&urls), expected);
+    let built = fs::read(site.sitemap_path()).unwrap();
+    assert!(
+        built == cli_sitemap(&site, &base, &[]),
+        "the CLI writes another"
+    );
+
+    // The next CI job: MkDocs cleans site_dir, every file is new; the state comes from the
+    // live site.
+    deploy(&site, &live);
+    let log = succeeded(&python(venv, &project, &["-m", "mkdocs", "build"]));
+    assert!(
+        log.contains("since the state: 0 added, 0 removed, 0 re-dated, 4 kept"),
+        "{log}"
+    );
+    assert!(fs::read(site.sitemap_path()).unwrap() == built);
+
+    // No site_url: the build fails, naming the key to set.
+    fs::write(
+        project.join("mkdocs.yml"),
+        config.replace(&format!("site_url: {base}\n"), ""),
+    )
+    .unwrap();
+    let failed = python(venv, &project, &["-m", "mkdocs", "build"]);
+    assert!(!failed.status.success());
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        stderr.contains("sitemapgen: error: site_url is not set in mkdocs.yml"),
+        "{stderr}"
+    );
+
+    // sitemapgen's own failure fails the build with its message.
+    fs::write(
+        project.join("mkdocs.yml"),
+        config.replace(
+            "  - sitemapgen\n",
+            "  - sitemapgen:\n      args: [--max-urls, '0']\n",
+        ),
+    )
+    .unwrap();
+    let failed = python(venv, &project, &["-m", "mkdocs", "build"]);
+    assert!(!failed.status.success());
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(stderr.contains("sitemapgen: error: "), "{stderr}");
+    assert!(stderr.contains("--max-urls"), "{stderr}");
+}
+
+#[test]
+fn sphinx_extension_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
+    let Some(venv) = generators() else { return };
+    let site = Site::empty();
+    let live = site.outside().join("live");
+    fs::create_dir(&live).unwrap();
+    let server = Server::files(live.clone());
+    let base = server.url("/");
+    let source = site.outside().join("source");
+    fs::create_dir_all(source.join("b")).unwrap();
+    for (page, text) in [
+        (
+            "index.rst",
+            "Demo\n====\n\n.. toctree::\n\n   a\n   b/index\n",
+        ),
+        ("a.rst", "A\n=\n\nText a.\n"),
+        ("b/index.rst", "B\n=\n\nText b.\n"),
+    ] {
+        fs::write(source.join(page), text).unwrap();
+    }
+    let config = format!(
+        "project = 'Demo'\nextensions = ['sitemapgen_cli.sphinx']\nhtml_baseurl = '{base}'\n"
+    );
+    fs::write(source.join("conf.py"), &config).unwrap();
+    let out = site.root.to_str().unwrap();
+    let build = |builder: &str| {
+        // A fresh machine: no output, no doctrees of an earlier build.
+        fs::remove_dir_all(&site.root).unwrap();
+        python(
+            venv,
+            site.outside(),
+            &["-m", "sphinx", "-b", builder, "source", out],
+        )
+    };
+
+    let log = succeeded(&build("html"));
+    assert!(
+        log.contains("since the state: 4 added, 0 removed, 0 re-dated"),
+        "{log}"
+    );
+    let urls = validate::sitemap(&site.sitemap_path(), &base);
+    // The html builder declares each page's canonical URL, index.html included; the search
+    // page is noindex.
+    let expected: Vec<String> = ["index.html", "a.html", "b/index.html", "genindex.html"]
+        .iter()
+        .map(|path| format!("{base}{path}"))
+        .collect();
+    let mut listed: Vec<&str> = locs(&urls);
+    listed.sort_unstable();
+    let mut expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    expected.sort_unstable();
+    assert_eq!(listed, expected);
+    let built = fs::read(site.sitemap_path()).unwrap();
+    assert!(
+        built == cli_sitemap(&site, &base, &[]),
+        "the CLI writes another"
+    );
+
+    deploy(&site, &live);
+    let log = succeeded(&build("html"));
+    assert!(
+        log.contains("since the state: 0 added, 0 removed, 0 re-dated, 4 kept"),
+        "{log}"
+    );
+    assert!(fs::read(site.sitemap_path()).unwrap() == built);
+
+    // dirhtml: each page a directory.
+    fs::remove_dir_all(&live).unwrap();
+    fs::create_dir(&live).unwrap();
+    succeeded(&build("dirhtml"));
+    let urls = validate::sitemap(&site.sitemap_path(), &base);
+    let mut listed = locs(&urls);
+    listed.sort_unstable();
+    let dirs = [
+        base.clone(),
+        format!("{base}a/"),
+        format!("{base}b/"),
+        format!("{base}genindex/"),
+    ];
+    assert_eq!(listed, dirs.iter().map(String::as_str).collect::<Vec<_>>());
+
+    // Another builder gets no sitemap.
+    fs::remove_dir_all(&site.root).unwrap();
+    succeeded(&python(
+        venv,
+        site.outside(),
+        &["-m", "sphinx", "-b", "text", "source", out],
+    ));
+    assert!(!site.sitemap_path().exists());
+
+    // No html_baseurl: the build fails, naming it.
+    fs::write(
+        source.join("conf.py"),
+        config.replace(&format!("html_baseurl = '{base}'\n"), ""),
+    )
+    .unwrap();
+    let failed = build("html");
+    assert_eq!(failed.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        stderr.contains("sitemapgen: error: html_baseurl is not set in conf.py"),
+        "{stderr}"
+    );
+}
