@@ -1,7 +1,7 @@
 //! The packages users install: the Python wheel (with its MkDocs and Sphinx plugins), the
-//! npm packages, the crate, the release workflow and the one version they all carry. The
-//! wheel is built once per run (the `dist` profile: release without LTO) and its binary
-//! serves the npm test too.
+//! npm packages, the GitHub Action, the crate, the release workflow and the one version they
+//! all carry. The wheel is built once per run (the `dist` profile: release without LTO) and
+//! its binary serves the npm test too.
 
 // Shared with tests/cli, which uses all of them; this binary needs only a part.
 #[allow(dead_code)]
@@ -14,6 +14,7 @@ mod serve;
 #[path = "../cli/validate.rs"]
 mod validate;
 
+mod action;
 mod built;
 mod crate_package;
 mod npm;
