@@ -266,3 +266,121 @@ fn launcher_names_the_platform_whose_package_is_missing() {
          have been left out (--omit=optional, or a lock file made on another platform)\n"
     );
 }
+
+/// Runs the hooks of the installed package's plugin for GENERATOR (`astro`, `docusaurus`)
+/// under node, as the generator calls them after its build, with the config CONFIG (JSON) on
+/// the site: its exit status and output.
+fn plugin_hooks(generator: &str, config: &str, site: &Site) -> std::process::Output {
+    let project = project().expect("installed");
+    let script = project.dir.path().join(format!("{generator}-build.mjs"));
+    let call = match generator {
+        "astro" => {
+            "const integration = plugin(options);\n\
+             integration.hooks['astro:config:done']({ config });\n\
+             integration.hooks['astro:build:done']({ dir: pathToFileURL(dir + '/'), logger });\n"
+        }
+        _ => "await plugin({}, options).postBuild({ siteConfig: config, outDir: dir });\n",
+    };
+    fs::write(
+        &script,
+        format!(
+            "import {{ pathToFileURL }} from 'node:url';\n\
+             import plugin from 'sitemapgen-cli/{generator}';\n\
+             const [config, options, dir] = process.argv.slice(2).map((a, i) => i < 2 ? JSON.parse(a) : a);\n\
+             const logger = {{ info: (l) => console.log('info ' + l), warn: (l) => console.log('warn ' + l) }};\n\
+             {call}"
+        ),
+    )
+    .unwrap();
+    Command::new(tool("node").unwrap())
+        .current_dir(project.dir.path())
+        .arg(&script)
+        .args([config, "{}"])
+        .arg(&site.root)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn astro_and_docusaurus_hooks_write_the_cli_sitemap_from_the_site_config() {
+    if project().is_none() {
+        return;
+    }
+    let live = Site::empty();
+    let server = crate::serve::Server::files(live.root.clone());
+    let origin = server.url("");
+    let base = format!("{origin}/docs/");
+    let pages = [
+        "index.html",
+        "about/index.html",
+        "blog/post/index.html",
+        "faq.html",
+    ];
+    for (generator, config, flags, expected) in [
+        (
+            "astro",
+            format!(r#"{{"site": "{origin}", "base": "/docs", "trailingSlash": "ignore"}}"#),
+            vec![],
+            ["", "about/", "blog/post/", "faq.html"],
+        ),
+        (
+            "astro",
+            format!(
+                r#"{{"site": "{origin}", "base": "/docs", "trailingSlash": "never",
+                    "build": {{"format": "file"}}}}"#
+            ),
+            vec!["--no-trailing-slash", "--clean-urls"],
+            ["", "about", "blog/post", "faq"],
+        ),
+        (
+            "docusaurus",
+            format!(r#"{{"url": "{origin}", "baseUrl": "/docs/"}}"#),
+            vec!["--no-trailing-slash"],
+            ["", "about", "blog/post", "faq.html"],
+        ),
+        (
+            "docusaurus",
+            format!(r#"{{"url": "{origin}", "baseUrl": "/docs/", "trailingSlash": true}}"#),
+            vec![],
+            ["", "about/", "blog/post/", "faq.html"],
+        ),
+    ] {
+        let site = Site::with_pages(&pages);
+        let done = plugin_hooks(generator, &config, &site);
+        let out = String::from_utf8_lossy(&done.stdout);
+        assert!(
+            done.status.success(),
+            "{generator} {config}: {out}{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        // Astro logs through its logger, Docusaurus on the console.
+        assert!(out.contains(" wrote 4 URLs to "), "{out}");
+        let urls = validate::sitemap(&site.sitemap_path(), &base);
+        let mut listed = crate::validate::locs(&urls);
+        listed.sort_unstable();
+        let mut wanted: Vec<String> = expected.iter().map(|p| format!("{base}{p}")).collect();
+        wanted.sort_unstable();
+        assert_eq!(listed, wanted, "{generator} {config}");
+        let written = fs::read(site.sitemap_path()).unwrap();
+        assert!(
+            written == crate::plugins::cli_sitemap(&site, &base, &flags),
+            "{generator} {config}: the CLI writes another"
+        );
+    }
+
+    // No site URL: the build fails, naming the key to set.
+    for (generator, key) in [
+        ("astro", "site is not set"),
+        ("docusaurus", "url is not set"),
+    ] {
+        let site = Site::with_pages(&pages);
+        let done = plugin_hooks(generator, "{}", &site);
+        assert!(!done.status.success());
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(
+            stderr.contains(&format!("sitemapgen: error: {key}")),
+            "{stderr}"
+        );
+        assert!(!site.sitemap_path().exists());
+    }
+}

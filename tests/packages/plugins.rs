@@ -81,7 +81,7 @@ fn deploy(site: &Site, live: &Path) {
 
 /// What the CLI writes for the built site with FLAGS, the state read from `state_url` as the
 /// plugin's first build read it (nothing published yet): the plugin's own sitemap must be it.
-fn cli_sitemap(site: &Site, base: &str, flags: &[&str]) -> Vec<u8> {
+pub fn cli_sitemap(site: &Site, base: &str, flags: &[&str]) -> Vec<u8> {
     let state = site.root.join("sitemap.state.gz");
     fs::remove_file(&state).unwrap();
     site.command(&["-b", base, "--state"])

@@ -1,0 +1,50 @@
+// The Docusaurus plugin: `plugins: [["sitemapgen-cli/docusaurus", {}]]` in
+// docusaurus.config.js, with the classic preset's own sitemap off (`sitemap: false`). After
+// the build it runs sitemapgen on the output with `url` and `baseUrl` as the base URL; it
+// only maps the config to flags: every decision is the binary's.
+import { flags, runSitemapgen, stateFlags } from "./run.js";
+
+/**
+ * The flags for a Docusaurus config: `url` + `baseUrl` as the base URL; `trailingSlash`
+ * unset writes `intro/index.html` for `/intro` (`--no-trailing-slash`), `false` writes
+ * `intro.html` for it (and `--clean-urls`), `true` needs no flag.
+ */
+export function docusaurusFlags(siteConfig, outDir, options = {}) {
+  if (!siteConfig.url) {
+    throw new Error(
+      "sitemapgen: error: url is not set in docusaurus.config.js, and the sitemap needs the " +
+        "site's public URL\nhint: set `url: \"https://example.com\"` (and `baseUrl`)",
+    );
+  }
+  const base = new URL(siteConfig.baseUrl ?? "/", siteConfig.url).href;
+  const args = ["--base-url", base];
+  if (siteConfig.trailingSlash !== true) {
+    args.push("--no-trailing-slash");
+  }
+  if (siteConfig.trailingSlash === false) {
+    args.push("--clean-urls");
+  }
+  if (options.state ?? true) {
+    args.push(...stateFlags(outDir, base));
+  }
+  return args.concat(flags(options), [outDir]);
+}
+
+const log = {
+  info: (line) => console.log(`[sitemapgen] ${line}`),
+  warn: (line) => console.warn(`[sitemapgen] warning: ${line}`),
+};
+
+/**
+ * @param {unknown} context
+ * @param {{state?: boolean, images?: boolean, groups?: string[], xsl?: boolean | string,
+ *   indexnowKeyEnv?: string, args?: string[]}} options
+ */
+export default function sitemapgen(context, options = {}) {
+  return {
+    name: "sitemapgen",
+    async postBuild({ siteConfig, outDir }) {
+      runSitemapgen(docusaurusFlags(siteConfig, outDir, options), log);
+    },
+  };
+}
