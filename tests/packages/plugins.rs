@@ -151,6 +151,28 @@ fn mkdocs_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     );
     assert!(fs::read(site.sitemap_path()).unwrap() == built);
 
+    // Pages as files: the URLs MkDocs links and declares, with no flag either.
+    fs::write(
+        project.join("mkdocs.yml"),
+        config.replace(
+            "  - sitemapgen\n",
+            "  - sitemapgen:\n      state: false\nuse_directory_urls: false\n",
+        ),
+    )
+    .unwrap();
+    succeeded(&python(venv, &project, &["-m", "mkdocs", "build"]));
+    let urls = validate::sitemap(&site.sitemap_path(), &base);
+    let expected: Vec<String> = [
+        "index.html",
+        "about.html",
+        "guide/index.html",
+        "guide/install.html",
+    ]
+    .iter()
+    .map(|path| format!("{base}{path}"))
+    .collect();
+    assert_eq!(locs(&urls), expected);
+
     // No site_url: the build fails, naming the key to set.
     fs::write(
         project.join("mkdocs.yml"),
