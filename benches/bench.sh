@@ -428,10 +428,10 @@ sh -c "$SG -o $(q "$OUT/state-unchanged.xml") --state $(q "$STATE2") $D" 2>>"$LO
 # A record: key, lastmod, digest, stamp (SIZE:MTIME:CTIME:INODE or -), streak, fingerprint.
 awk '/^\// { $4 = "-" } { print }' "$STATE2" >"$STAMPLESS"
 awk '/^\// { $6 = "-" } { print }' "$STAMPLESS" >"$BARE"
-awk '/^\// && ++n % 100 == 0 { $3 = sprintf("%064d", 0); $6 = sprintf("%016d", 0) } { print }' \
+awk '/^\// && ++n % 100 == 0 { $3 = sprintf("%064d", 0); $6 = sprintf("%015d", 0) } { print }' \
     "$STAMPLESS" >"$CHANGED"
 grep -qE '^/[^ ]* [^ ]* [^ ]* [0-9-]+:' "$STAMPLESS" && die "$STAMPLESS still holds stamps"
-grep -qE ' [0-9a-f]{16}$' "$BARE" && die "$BARE still holds fingerprints"
+grep -qE ' [0-9a-f]{15}$' "$BARE" && die "$BARE still holds fingerprints"
 
 # The files that hold a sitemap's URLs: its shards, in order, when it is an index (they sit
 # beside it, named after it), else itself.

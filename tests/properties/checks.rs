@@ -500,7 +500,7 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
                 inode: *size / 2,
             }),
             streak: 0,
-            fingerprint: (*size % 3 != 0).then_some(*size ^ mtime.unsigned_abs()),
+            fingerprint: (*size % 3 != 0).then_some((*size ^ mtime.unsigned_abs()) >> 4),
         };
         records.insert(mapping.page_path(&rel).path, record);
     }

@@ -14,7 +14,7 @@
 //! The end line makes a file cut short at a line boundary detectable. The stamp is what a
 //! stat says of the file (`SIZE:MTIME:CTIME:INODE`, the times in nanoseconds): a page whose
 //! stamp is unchanged is not read again. The streak counts the runs in a row that re-dated
-//! the page. The fingerprint (16 hex digits) is that of the page's bytes (`scan::Fingerprint`):
+//! the page. The fingerprint (15 hex digits) is that of the page's bytes (`scan::Fingerprint`):
 //! a page whose stamp changed but whose bytes did not keeps its digest untokenized; `-` for
 //! a page too large to be read whole. A version 2 state (no streak, no fingerprints) is read
 //! with streaks of 0 and no fingerprints. A version 1 state
@@ -473,7 +473,7 @@ fn parse_record<'l>(
     };
     let fingerprint = |text: &str| match text {
         "-" => Ok(None),
-        hex if hex.len() == 16 => u64::from_str_radix(hex, 16)
+        hex if hex.len() == 15 => u64::from_str_radix(hex, 16)
             .map(Some)
             .ok()
             .context("bad fingerprint"),
@@ -568,7 +568,7 @@ impl<W: Write> Writer<W> {
             None => write!(self.out, "-")?,
         }
         match record.fingerprint {
-            Some(fingerprint) => writeln!(self.out, " {} {fingerprint:016x}", record.streak)?,
+            Some(fingerprint) => writeln!(self.out, " {} {fingerprint:015x}", record.streak)?,
             None => writeln!(self.out, " {} -", record.streak)?,
         }
         self.count += 1;
@@ -608,7 +608,7 @@ mod tests {
                 inode: 42,
             }),
             streak: u32::from(n) - 1,
-            fingerprint: (n != 2).then_some(u64::from(n) << 60 | 7),
+            fingerprint: (n != 2).then_some(u64::from(n) << 56 | 7),
         };
         let records = [
             ("b.html", record(Some("2024-05-01T10:00:00+00:00"), 2)),
