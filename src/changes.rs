@@ -33,6 +33,13 @@ impl Kind {
             Kind::Removed => "removed",
         }
     }
+
+    /// Whether `word` begins a line of a changes file: the word of a kind.
+    pub fn is_word(word: &[u8]) -> bool {
+        [Kind::Added, Kind::Redated, Kind::Removed]
+            .iter()
+            .any(|kind| kind.word().as_bytes() == word)
+    }
 }
 
 /// Writes the changes, line by line.
@@ -69,7 +76,7 @@ pub fn urls(mut contents: &[u8], path: &Path, prefix: &str) -> Result<Vec<String
             bail!("{} is not UTF-8", at());
         };
         let url = match text.split_once(' ') {
-            Some(("added" | "redated" | "removed", url)) => url,
+            Some((kind, url)) if Kind::is_word(kind.as_bytes()) => url,
             _ => bail!(
                 "{} is not `added URL`, `redated URL` or `removed URL`",
                 at()

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 
 use super::{Files, begins_sitemap, sniff};
+use crate::changes;
 
 /// What an output holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,9 +142,7 @@ fn begins_changes(start: &[u8]) -> bool {
             return false;
         };
         let (kind, url) = (&line[..space], &line[space + 1..]);
-        matches!(kind, b"added" | b"redated" | b"removed")
-            && !url.is_empty()
-            && !url.iter().any(u8::is_ascii_whitespace)
+        changes::Kind::is_word(kind) && !url.is_empty() && !url.iter().any(u8::is_ascii_whitespace)
     })
 }
 
