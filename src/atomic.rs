@@ -3,7 +3,7 @@
 //! Temp files of killed runs are removed by the next run, never those of a live one.
 
 use std::fs::{self, File, Permissions};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -222,6 +222,45 @@ impl Written<Temp> {
                 io::copy(&mut temp, &mut stdout)?;
                 Ok(stdout.flush()?)
             }
+        }
+    }
+
+    /// Whether the file at `path`, a regular file and not a link to one, already holds
+    /// exactly these bytes.
+    pub fn same_as(&mut self, path: &Path) -> Result<bool> {
+        let unreadable = || format!("cannot read {}", path.display());
+        let other = match fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_file() => meta,
+            Ok(_) => return Ok(false),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(err) => return Err(err).with_context(unreadable),
+        };
+        let ours = match &mut self.0 {
+            Temp::Beside(Beside(temp)) => temp.as_file_mut(),
+            Temp::Scratch(Scratch(file)) => file,
+        };
+        if ours.metadata()?.len() != other.len() {
+            return Ok(false);
+        }
+        let Some(theirs) = crate::input::open(path).with_context(unreadable)? else {
+            return Ok(false);
+        };
+        ours.seek(SeekFrom::Start(0))?;
+        let (mut ours, mut theirs) = (io::BufReader::new(&*ours), io::BufReader::new(theirs));
+        loop {
+            let (a, b) = (
+                ours.fill_buf()?,
+                theirs.fill_buf().with_context(unreadable)?,
+            );
+            let n = a.len().min(b.len());
+            if n == 0 {
+                return Ok(a.is_empty() && b.is_empty());
+            }
+            if a[..n] != b[..n] {
+                return Ok(false);
+            }
+            ours.consume(n);
+            theirs.consume(n);
         }
     }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::atomic::dir_of;
+use crate::atomic::{Publishing, dir_of};
 use crate::decide::{self, Decider};
 use crate::outputs::{Destination, Files, Format};
 use crate::report::{self, Report, Verbosity, Warning};
@@ -108,6 +108,12 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     }
     let done = collector.finish(&settings.sitemap, report)?;
     let shards = done.iter().map(Vec::len).sum();
+    // Two runs on one output take turns from here to the end of publishing: the names the
+    // index gives its sitemaps depend on the index on disk, which the other run may replace.
+    let _turn = match (&settings.sitemap.destination, settings.check) {
+        (Destination::File(files), false) => Some(Publishing::lock(files.dir())?),
+        _ => None,
+    };
     let outputs = sitemap::arrange(&settings.sitemap, done)?;
     let Destination::File(files) = &settings.sitemap.destination else {
         // A preview on standard output: no state, no robots.txt.

@@ -55,7 +55,10 @@ impl Destination {
 /// `STEM-1.xml`, `STEM-2.xml`, … beside it (`.txt` for text sitemaps, `.gz` added with
 /// --gzip), STEM being the output's name without those extensions. With groups the output
 /// is an index over each group's sitemap, `STEM-NAME.xml`, split into `STEM-NAME-1.xml`,
-/// `STEM-NAME-2.xml`, … past the limits.
+/// `STEM-NAME-2.xml`, … past the limits. Each file an index lists has a second name,
+/// `.b` before the extension (`STEM-1.b.xml`): a run that replaces a file the index on disk
+/// lists with other bytes writes it under the name that index does not list, so that the
+/// index, renamed last, is the one point where the new set replaces the old.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Files {
     /// The output as named: its directory holds the shards, its name gives their names and
@@ -152,6 +155,20 @@ impl Files {
         }
         name.extend_from_slice(self.extension.as_bytes());
         OsString::from_vec(name)
+    }
+
+    /// The other name of a file an index lists: `STEM-1.b.xml` for `STEM-1.xml`, and back.
+    pub fn second_name(&self, name: &OsStr) -> OsString {
+        let name = name.as_bytes();
+        let Some(rest) = name.strip_suffix(self.extension.as_bytes()) else {
+            return name_with(name, b"");
+        };
+        let mut other = match rest.strip_suffix(SECOND) {
+            Some(first) => first.to_vec(),
+            None => name_with(rest, SECOND).into_vec(),
+        };
+        other.extend_from_slice(self.extension.as_bytes());
+        OsString::from_vec(other)
     }
 
     /// Whether `name`, in the output's directory, is the output, a shard of it or a sitemap
@@ -262,32 +279,47 @@ pub fn name_beside(url: &str, dir_url: &str) -> Option<OsString> {
     Some(OsString::from_vec(name))
 }
 
-/// `n` for `STEM-n.EXT` (n a decimal without leading zeros).
-fn shard_number(name: &[u8], stem: &[u8], extension: &str) -> Option<usize> {
-    let digits = name
+/// What the second name of a file an index lists adds before the extension.
+const SECOND: &[u8] = b".b";
+
+fn name_with(name: &[u8], tail: &[u8]) -> OsString {
+    OsString::from_vec([name, tail].concat())
+}
+
+/// What lies between `STEM-` and `.EXT` (or the second name's `.b.EXT`) in `name`.
+fn between<'n>(name: &'n [u8], stem: &[u8], extension: &str) -> Option<&'n [u8]> {
+    let rest = name
         .strip_prefix(stem)?
         .strip_prefix(b"-")?
         .strip_suffix(extension.as_bytes())?;
+    Some(rest.strip_suffix(SECOND).unwrap_or(rest))
+}
+
+/// `n` for `STEM-n.EXT` and `STEM-n.b.EXT` (n a decimal without leading zeros).
+fn shard_number(name: &[u8], stem: &[u8], extension: &str) -> Option<usize> {
+    let digits = between(name, stem, extension)?;
+    number(digits)
+}
+
+/// `digits` as a number: a decimal without leading zeros.
+fn number(digits: &[u8]) -> Option<usize> {
     if digits.is_empty() || digits[0] == b'0' || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
     std::str::from_utf8(digits).ok()?.parse().ok()
 }
 
-/// The group's name and the part's number for `STEM-NAME.EXT` and `STEM-NAME-n.EXT`, NAME
-/// being a name `--group` takes.
+/// The group's name and the part's number for `STEM-NAME.EXT` and `STEM-NAME-n.EXT` (and
+/// their second names), NAME being a name `--group` takes.
 fn group_part<'n>(
     name: &'n [u8],
     stem: &[u8],
     extension: &str,
 ) -> Option<(&'n [u8], Option<usize>)> {
-    let rest = name
-        .strip_prefix(stem)?
-        .strip_prefix(b"-")?
-        .strip_suffix(extension.as_bytes())?;
+    let rest = between(name, stem, extension)?;
     let (group, part) = match rest.iter().rposition(|&b| b == b'-') {
         Some(dash) if rest[dash + 1..].iter().all(u8::is_ascii_digit) => {
-            let part = shard_number(&rest[dash..], b"", "")?;
+            let part = number(&rest[dash + 1..])?;
             (&rest[..dash], Some(part))
         }
         _ => (rest, None),
@@ -387,8 +419,20 @@ mod tests {
         ] {
             assert!(files.is_ours(OsStr::new(ours)), "{ours}");
         }
+        assert_eq!(
+            files.second_name(OsStr::new("sitemap-2.xml")),
+            "sitemap-2.b.xml"
+        );
+        assert_eq!(
+            files.second_name(OsStr::new("sitemap-2.b.xml")),
+            "sitemap-2.xml"
+        );
+        assert_eq!(gz.second_name(OsStr::new("map-1.xml.gz")), "map-1.b.xml.gz");
+        assert!(files.is_ours(OsStr::new("sitemap-3.b.xml")));
         for theirs in [
             "sitemap-0.xml",
+            "sitemap-1.c.xml",
+            "sitemap-1.b.b.xml",
             "sitemap-01.xml",
             "sitemap-x.xml",
             "sitemap-1.html",
@@ -418,7 +462,15 @@ mod tests {
         ] {
             assert!(files.is_ours(OsStr::new(ours)), "{ours}");
         }
+        assert_eq!(
+            files.second_name(OsStr::new("sitemap-blog.xml.gz")),
+            "sitemap-blog.b.xml.gz"
+        );
+        for ours in ["sitemap-blog.b.xml.gz", "sitemap-api-v2-3.b.xml"] {
+            assert!(files.is_ours(OsStr::new(ours)), "{ours}");
+        }
         for theirs in [
+            "sitemap-news.b.xml",
             "sitemap-news.xml",
             "sitemap-blog-02.xml",
             "sitemap-blog-.xml",

@@ -12,7 +12,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result, bail};
 
-use crate::atomic::{self, Beside, Publishing, Replaced, Sink, Temp, Written};
+use crate::atomic::{self, Beside, Replaced, Sink, Temp, Written};
 use crate::error::UsageError;
 use crate::outputs::claim::{self, Holds, Output};
 use crate::outputs::{Files, Format};
@@ -134,7 +134,8 @@ pub fn plan_robots(
 }
 
 /// Publishes the sitemap's files (the index last) with the state and robots.txt, then
-/// removes what an earlier run left that this one does not replace.
+/// removes what an earlier run left that this one does not replace. The caller holds the
+/// output directory's `Publishing` lock.
 pub fn commit(
     files: &Files,
     (format, shards): (Format, usize),
@@ -158,7 +159,6 @@ pub fn commit(
         None => None,
     };
     let written: Vec<PathBuf> = outputs.iter().map(|(path, _)| path.clone()).collect();
-    let _turn = Publishing::lock(files.dir())?;
     publish(outputs, companions)?;
     if let Some((written, path)) = robots {
         written.publish(path)?;

@@ -17,6 +17,7 @@ pub mod alternates;
 pub mod spool;
 pub mod xml;
 
+use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -27,7 +28,9 @@ use crate::entry::Entry;
 
 use crate::atomic::{Beside, Scratch, Sink, Temp, Written};
 use crate::error::UsageError;
-use crate::outputs::{Destination, Files, Format};
+use crate::input::MAX_SITEMAP;
+use crate::outputs::{Destination, Files, Format, name_beside};
+use crate::previous;
 use crate::report::Report;
 use crate::url::encode_path;
 use crate::w3c;
@@ -335,7 +338,7 @@ pub fn arrange(settings: &Settings, done: Vec<Vec<Done>>) -> Result<Vec<(PathBuf
         }
         Destination::File(files) => files,
     };
-    let named: Vec<(OsString, Done)> = if files.groups().is_empty() {
+    let mut named: Vec<(OsString, Done)> = if files.groups().is_empty() {
         let mut shards: Vec<Done> = done.into_iter().flatten().collect();
         if shards.len() == 1 {
             return Ok(vec![(files.target.clone(), shards.remove(0).written)]);
@@ -355,7 +358,10 @@ pub fn arrange(settings: &Settings, done: Vec<Vec<Done>>) -> Result<Vec<(PathBuf
     let dir_url = can_split(settings)?;
     let index = match settings.format {
         Format::Txt => None,
-        Format::Xml => Some(index(settings, files, dir_url, &named)?),
+        Format::Xml => {
+            second_names(files, dir_url, &mut named)?;
+            Some(index(settings, files, dir_url, &named)?)
+        }
     };
     let mut outputs: Vec<_> = named
         .into_iter()
@@ -363,6 +369,50 @@ pub fn arrange(settings: &Settings, done: Vec<Vec<Done>>) -> Result<Vec<(PathBuf
         .collect();
     outputs.extend(index.map(|index| (files.target.clone(), index)));
     Ok(outputs)
+}
+
+/// Gives each document the name under which the index on disk lists the same bytes, or
+/// else the one of its two names that index does not list: until the new index replaces
+/// it, the old one lists only its own files, however far a killed run got.
+fn second_names(files: &Files, dir_url: &str, named: &mut [(OsString, Done)]) -> Result<()> {
+    let listed = listed(files, dir_url)?;
+    for (name, document) in named {
+        let second = files.second_name(name);
+        let names = [name.clone(), second];
+        let mut kept = None;
+        for candidate in &names {
+            if listed.contains(candidate)
+                && document.written.same_as(&files.dir().join(candidate))?
+            {
+                kept = Some(candidate);
+                break;
+            }
+        }
+        let free = names.iter().find(|candidate| !listed.contains(*candidate));
+        if let Some(chosen) = kept.or(free) {
+            *name = chosen.clone();
+        }
+    }
+    Ok(())
+}
+
+/// The names of the files beside the output that the index now at the output lists; none
+/// when there is no index there (or one that cannot be read as one).
+fn listed(files: &Files, dir_url: &str) -> Result<HashSet<OsString>> {
+    let bytes = crate::input::read_file(&files.target, MAX_SITEMAP)
+        .with_context(|| format!("cannot read {}", files.target.display()))?;
+    let Some(bytes) = bytes else {
+        return Ok(HashSet::new());
+    };
+    Ok(
+        match previous::parse(bytes, &files.target.display(), None) {
+            Ok(previous::Document::Index(locs)) => locs
+                .iter()
+                .filter_map(|loc| name_beside(loc, dir_url))
+                .collect(),
+            _ => HashSet::new(),
+        },
+    )
 }
 
 /// The sitemap index over `documents`, then the sitemaps of `--index-add`, not yet

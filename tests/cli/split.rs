@@ -163,7 +163,14 @@ fn adding_a_page_at_the_end_rewrites_only_the_last_shard() {
     site.run(&["--max-urls", "3"]).success();
     assert_eq!(fs::read(site.path("sitemap-1.xml")).unwrap(), before[0]);
     assert_eq!(fs::read(site.path("sitemap-2.xml")).unwrap(), before[1]);
-    assert_ne!(fs::read(site.path("sitemap-3.xml")).unwrap(), before[2]);
+    // The changed shard under the name the old index did not list; its old name is gone.
+    assert_ne!(fs::read(site.path("sitemap-3.b.xml")).unwrap(), before[2]);
+    assert!(!site.path("sitemap-3.xml").exists());
+    let index = validate::index(&site.sitemap_path(), BASE);
+    assert_eq!(
+        locs(&index),
+        ["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.b.xml"].map(|n| format!("{BASE}{n}"))
+    );
 }
 
 #[test]
@@ -339,15 +346,15 @@ fn a_failure_mid_split_leaves_the_previous_index_and_shards() {
     let before = snapshot(&site);
     let files_before = site.all_files();
 
-    // Something in the way of a shard's rename.
-    fs::remove_file(site.path("sitemap-3.xml")).unwrap();
-    fs::create_dir(site.path("sitemap-3.xml")).unwrap();
+    // Something in the way of a shard's rename (new shards take the names the index does
+    // not list).
+    fs::create_dir(site.path("sitemap-3.b.xml")).unwrap();
     let in_the_way = snapshot(&site);
     site.run(&["--max-urls", "2", "--lastmod", "none"])
         .expect_code(1)
-        .stderr_has(&["sitemap-3.xml: it is not a regular file"]);
+        .stderr_has(&["sitemap-3.b.xml: it is not a regular file"]);
     assert_eq!(snapshot(&site), in_the_way);
-    fs::remove_dir(site.path("sitemap-3.xml")).unwrap();
+    fs::remove_dir(site.path("sitemap-3.b.xml")).unwrap();
     site.run(&["--max-urls", "2"]).success();
     assert_eq!(snapshot(&site), before);
 
