@@ -7,25 +7,20 @@
 //! reading ahead when enough results wait to be handed on: the memory stays bounded.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::ffi::{OsStr, OsString};
-use std::io;
+use std::ffi::OsString;
 use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
-use anyhow::{Result, anyhow};
-use globset::Candidate;
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, Stat};
+use anyhow::Result;
+use rustix::fs::FileType;
 
-use super::find::{DIR_SYMLINK, sort_key};
-use super::rules::Skip;
-use super::stat::judge;
-use super::{Event, PageFile, Prepare, Settings, Walked, excluded};
-use crate::atomic::is_temp_name;
-use crate::report::Warning;
+use read::{ENTRIES_BUF, Open, PART, Reader};
+
+use super::{Event, Prepare, Settings, Walked};
+
+mod read;
 
 /// Entries read and not yet handed on past which the threads wait (unless the caller waits
 /// for the job they would take next). They are woken again once half of them are handed
@@ -39,18 +34,6 @@ const AHEAD: usize = 4 * 1024;
 /// two context switches a directory; woken with a thousand entries to hand on, it works
 /// through them while the threads read on.
 const WAKE: usize = AHEAD / 4;
-
-/// Entries of a directory prepared by one thread at most: a larger directory's names are
-/// split into parts of this many, so that a directory of pages read whole (for `--state`,
-/// `--images`, `--lastmod page`) keeps every thread busy to its end. With parts of 1,024, a
-/// first `--state` run on Debian's python3.11-doc, whose `library/` holds 317 of its 530
-/// pages, left that directory to one thread; in parts of 8, a walk of 100,000 small pages
-/// costs a quarter more in hand-overs. Parts of 32 cost neither.
-const PART: usize = 32;
-
-/// Bytes of directory entries read at once: a few hundred entries, so that most directories
-/// take one read (and one more that finds the end).
-const ENTRIES_BUF: usize = 32 * 1024;
 
 /// Result buffers are kept for the threads to fill again once the caller has handed their
 /// results on, up to room for this many entries in all (as many as may wait to be handed
@@ -360,332 +343,12 @@ fn work<P: Prepare>(shared: &Shared<P::Prepared>, reader: &Reader<P>) {
     }
 }
 
-/// Reads directories, and prepares their pages.
-struct Reader<'s, P> {
-    settings: &'s Settings,
-    follow: bool,
-    prepare: &'s P,
-}
-
-/// An open directory being read, and where it is.
-struct Open {
-    /// Relative to DIR.
-    rel: PathBuf,
-    path: PathBuf,
-    dir: OwnedFd,
-    /// Under -L, this directory and those it lies in.
-    ancestors: Option<Arc<Ancestor>>,
-}
-
-impl<P: Prepare> Reader<'_, P> {
-    /// What `job` gives, in order, added to `items`; the jobs it makes (subdirectories to
-    /// enter, parts of a large directory) are added to `jobs`, in order.
-    fn read(
-        &self,
-        job: Job,
-        jobs: &mut Vec<Job>,
-        items: &mut Vec<Item<P::Prepared>>,
-        scratch: &mut P::Scratch,
-        entries_buf: &mut [MaybeUninit<u8>],
-    ) {
-        let (open, names) = match job {
-            Job::Part { open, names } => (open, names),
-            Job::Dir { rel, ancestors } => {
-                let path = match rel.as_os_str().is_empty() {
-                    true => self.settings.root.clone(),
-                    false => self.settings.root.join(&rel),
-                };
-                let open = match self.open(rel, ancestors, path) {
-                    Ok(open) => open,
-                    Err((path, err)) => return items.push(event(unreadable(&path, err))),
-                };
-                let names = match names(&open.dir, entries_buf) {
-                    Ok(names) => names,
-                    Err(err) => return items.push(event(unreadable(&open.path, err.into()))),
-                };
-                let open = Arc::new(open);
-                if names.len() > PART {
-                    let mut names = names.into_iter().peekable();
-                    while names.peek().is_some() {
-                        items.push(Item::Job(jobs.len() as u32));
-                        let part = names.by_ref().take(PART).collect();
-                        let open = open.clone();
-                        jobs.push(Job::Part { open, names: part });
-                    }
-                    return;
-                }
-                (open, names)
-            }
-        };
-        self.entries(&open, names, jobs, items, scratch);
-    }
-
-    fn open(
-        &self,
-        rel: PathBuf,
-        ancestors: Option<Arc<Ancestor>>,
-        path: PathBuf,
-    ) -> Result<Open, (PathBuf, io::Error)> {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let dir = match rustix::fs::open(&path, flags, Mode::empty()) {
-            Ok(dir) => dir,
-            Err(err) => return Err((path, err.into())),
-        };
-        let ancestors = match self.follow {
-            false => None,
-            true => match rustix::fs::fstat(&dir) {
-                Ok(stat) => Some(Arc::new(Ancestor {
-                    id: (stat.st_dev, stat.st_ino),
-                    path: path.clone(),
-                    parent: ancestors,
-                })),
-                Err(err) => return Err((path, err.into())),
-            },
-        };
-        Ok(Open {
-            rel,
-            path,
-            dir,
-            ancestors,
-        })
-    }
-
-    /// The entries `names` of `open`, in order.
-    fn entries(
-        &self,
-        open: &Open,
-        names: Vec<(OsString, FileType)>,
-        jobs: &mut Vec<Job>,
-        items: &mut Vec<Item<P::Prepared>>,
-        scratch: &mut P::Scratch,
-    ) {
-        items.reserve(names.len());
-        for (name, file_type) in names {
-            let entry = Entry {
-                open,
-                rel: joined(&open.rel, &name),
-                name: &name,
-            };
-            let file_type = match file_type {
-                FileType::Unknown => match entry.stat(AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(stat) => FileType::from_raw_mode(stat.st_mode),
-                    Err(err) => {
-                        items.push(event(unreadable(&entry.path(), err)));
-                        continue;
-                    }
-                },
-                file_type => file_type,
-            };
-            let enter = match file_type {
-                FileType::Directory => Some(entry.rel),
-                FileType::Symlink => self.symlink(entry, items, scratch),
-                _ => {
-                    self.file(entry, None, items, scratch);
-                    None
-                }
-            };
-            if let Some(rel) = enter {
-                self.subdir(open, rel, jobs, items);
-            }
-        }
-    }
-
-    /// A subdirectory: entered (its results go here) or passed over by the rules.
-    fn subdir(
-        &self,
-        open: &Open,
-        rel: PathBuf,
-        jobs: &mut Vec<Job>,
-        items: &mut Vec<Item<P::Prepared>>,
-    ) {
-        if let Some(why) = self.settings.rules.skip_dir(&rel) {
-            if self.settings.verbose {
-                items.push(event(Event::Skipped(rel, why.to_string())));
-            }
-            return;
-        }
-        items.push(Item::Job(jobs.len() as u32));
-        jobs.push(Job::Dir {
-            rel,
-            ancestors: open.ancestors.clone(),
-        });
-    }
-
-    /// A symlink: a directory to enter (under -L), or a file, or passed over. Returns the
-    /// path of a directory to enter.
-    fn symlink(
-        &self,
-        entry: Entry,
-        items: &mut Vec<Item<P::Prepared>>,
-        scratch: &mut P::Scratch,
-    ) -> Option<PathBuf> {
-        let stat = entry.stat(AtFlags::empty());
-        let dir = match &stat {
-            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Directory => {
-                Some((stat.st_dev, stat.st_ino))
-            }
-            _ => None,
-        };
-        match (dir, self.follow, stat) {
-            (Some(_), false, _) => {
-                if self.settings.verbose {
-                    items.push(event(Event::Skipped(entry.rel, DIR_SYMLINK.to_string())));
-                }
-                None
-            }
-            (Some(id), true, _) => {
-                let mut ancestor = entry.open.ancestors.as_ref();
-                while let Some(dir) = ancestor {
-                    if dir.id == id {
-                        let problem = format!(
-                            "symlink loop: {} leads back to {}",
-                            entry.path().display(),
-                            dir.path.display()
-                        );
-                        items.push(event(Event::Warning(
-                            Warning::Loop,
-                            problem,
-                            "not followed",
-                        )));
-                        return None;
-                    }
-                    ancestor = dir.parent.as_ref();
-                }
-                Some(entry.rel)
-            }
-            // Under -L, a symlink whose target cannot be looked at (but is not missing) is an
-            // error, as is any other entry the walk cannot read.
-            (None, true, Err(err)) if err.kind() != io::ErrorKind::NotFound => {
-                items.push(event(unreadable(&entry.path(), err)));
-                None
-            }
-            (None, _, stat) => {
-                self.file(entry, Some(stat), items, scratch);
-                None
-            }
-        }
-    }
-
-    /// A file: a page, unless the rules or its stat (`stat`, or made now) say otherwise.
-    fn file(
-        &self,
-        entry: Entry,
-        stat: Option<io::Result<Stat>>,
-        items: &mut Vec<Item<P::Prepared>>,
-        scratch: &mut P::Scratch,
-    ) {
-        let verbose = self.settings.verbose;
-        let candidate = Candidate::new(&entry.rel);
-        match self.settings.rules.skip_file(&entry.rel, &candidate) {
-            None => {}
-            Some(Skip::OwnOutput) => {
-                // The sitemap's temp files come and go as it is written beside the walk:
-                // naming them would make -v's lines depend on timing (and random names).
-                if verbose && !is_temp_name(entry.name.as_bytes()) {
-                    let why = Skip::OwnOutput.to_string();
-                    items.push(event(Event::Skipped(entry.rel, why)));
-                }
-                return;
-            }
-            Some(why) => {
-                items.push(event(excluded(verbose, &entry.rel, why.reason(), why)));
-                return;
-            }
-        }
-        let stat = stat.unwrap_or_else(|| entry.stat(AtFlags::empty()));
-        let path = entry.path();
-        let Some(page) = judge(stat, entry.rel, path, verbose, &mut |e| {
-            items.push(event(e))
-        }) else {
-            return;
-        };
-        let file = PageFile {
-            dir: entry.open.dir.as_fd(),
-            name: entry.name,
-        };
-        items.push(Item::Page(self.prepare.prepare(scratch, page, file)));
-    }
-}
-
-fn event<T>(event: Event) -> Item<T> {
-    Item::Event(event)
-}
-
-/// An entry of an open directory.
-struct Entry<'o> {
-    open: &'o Open,
-    name: &'o OsStr,
-    /// Its path relative to DIR.
-    rel: PathBuf,
-}
-
-impl Entry<'_> {
-    /// To open it: DIR joined with its path relative to DIR.
-    fn path(&self) -> PathBuf {
-        joined(&self.open.path, self.name)
-    }
-
-    /// Its stat, through the directory's descriptor.
-    fn stat(&self, flags: AtFlags) -> io::Result<Stat> {
-        Ok(rustix::fs::statat(&self.open.dir, self.name, flags)?)
-    }
-}
-
-/// The names in a directory with their types as it gives them, in the walk's order.
-fn names(
-    dir: &OwnedFd,
-    buf: &mut [MaybeUninit<u8>],
-) -> rustix::io::Result<Vec<(OsString, FileType)>> {
-    let mut names = Vec::new();
-    let mut dir = RawDir::new(dir, buf);
-    while let Some(entry) = dir.next() {
-        let entry = match entry {
-            Ok(entry) => entry,
-            // Removed while it was read: it ends here (as readdir would say).
-            Err(rustix::io::Errno::NOENT) => break,
-            Err(err) => return Err(err),
-        };
-        let name = entry.file_name().to_bytes();
-        if name != b"." && name != b".." {
-            names.push((OsString::from_vec(name.to_vec()), entry.file_type()));
-        }
-    }
-    names.sort_by(|(a, _), (b, _)| sort_key(a).cmp(&sort_key(b)));
-    Ok(names)
-}
-
 /// The place of the job made `index`th by the job at `place`, allocated once.
 fn child(place: &[u32], index: u32) -> Place {
     let mut child = Vec::with_capacity(place.len() + 1);
     child.extend_from_slice(place);
     child.push(index);
     child
-}
-
-/// `dir` joined with `name`, allocated once (`Path::join` grows its copy of `dir`).
-fn joined(dir: &Path, name: &OsStr) -> PathBuf {
-    if dir.as_os_str().is_empty() {
-        return PathBuf::from(name);
-    }
-    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
-    path.push(dir);
-    path.push(name);
-    path
-}
-
-/// A directory or entry the walk cannot read: past PATH_MAX (where no URL can be short
-/// enough either) the subtree is passed over with a warning; anything else is an error, a
-/// silently missing subtree being worse than no new sitemap.
-fn unreadable(path: &Path, err: io::Error) -> Event {
-    if err.raw_os_error() == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error()) {
-        let problem = format!(
-            "{}: the path is too long to read (and its URLs would be)",
-            path.display()
-        );
-        return Event::Warning(Warning::TooLong, problem, "not listed");
-    }
-    let context = format!("cannot read {}", path.display());
-    Event::Failed(anyhow!(err).context(context))
 }
 
 #[cfg(test)]
