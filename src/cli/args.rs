@@ -1,11 +1,13 @@
 //! The command line as clap sees it. Each value is parsed into its type here, so a bad value
-//! is refused naming its flag (or its config file key); `settings` checks how they combine.
+//! is refused naming its flag (or its config file key); `RULES` say how flags combine where
+//! clap can check it, and `settings` checks the rest.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::builder::{BoolishValueParser, PossibleValue, StringValueParser, TypedValueParser};
-use clap::{ArgAction, CommandFactory, Parser, ValueHint};
+use clap::parser::ValueSource;
+use clap::{ArgAction, ArgGroup, ArgMatches, CommandFactory, Parser, ValueHint};
 
 use crate::decide::lastmod::LastmodMode;
 use crate::decide::lastmod::origin::Published;
@@ -299,6 +301,111 @@ pub fn command() -> clap::Command {
             .hide_possible_values(true)
             .value_name(FLAG_VALUE)
             .value_parser(BoolishValueParser::new())
+    })
+}
+
+/// `command` with the rules of how flags combine, for the command line and the config file
+/// together (a rule may be met by either); `--indexnow-submit` writes no sitemap, and needs
+/// none of what a run needs.
+pub fn command_with_rules(run: bool) -> clap::Command {
+    let mut command = command();
+    for (id, args) in GROUPS {
+        command = command.group(ArgGroup::new(*id).args(*args).multiple(true));
+    }
+    for rule in RULES {
+        command = match *rule {
+            Rule::Needs(flag, need, _) if run => command.mut_arg(flag, |arg| arg.requires(need)),
+            Rule::Needs(..) => command,
+            Rule::Conflict(flag, other, _) => {
+                command.mut_arg(flag, |arg| arg.conflicts_with(other))
+            }
+        };
+    }
+    command
+}
+
+/// How two flags combine, where clap can say it (the rest, which depend on values such as
+/// `--format txt`, are checked as the settings are built), with the message that says why.
+enum Rule {
+    /// The first flag needs the second (an argument or one of `GROUPS`).
+    Needs(&'static str, &'static str, &'static str),
+    /// The two flags exclude each other.
+    Conflict(&'static str, &'static str, &'static str),
+}
+
+/// Needed alternatives: any one of the arguments will do.
+const GROUPS: &[(&str, &[&str])] = &[("state_or_images", &["state", "images"])];
+
+/// In the order they are reported when several are broken.
+const RULES: &[Rule] = &[
+    Rule::Conflict("quiet", "verbose", "--quiet cannot be used with --verbose"),
+    Rule::Needs("digest_ignore", "state", "--digest-ignore needs --state"),
+    Rule::Needs("digest", "state", "--digest needs --state"),
+    Rule::Needs("max_churn", "state", "--max-churn needs --state"),
+    Rule::Needs("state_url", "state", "--state-url needs --state"),
+    Rule::Needs(
+        "previous_sitemap",
+        "state",
+        "--previous-sitemap needs --state",
+    ),
+    Rule::Needs("changes", "state", "--changes needs --state"),
+    Rule::Needs(
+        "digest_region",
+        "state_or_images",
+        "--digest-region needs --state or --images",
+    ),
+    Rule::Needs("image_host", "images", "--image-host needs --images"),
+    Rule::Conflict(
+        "images",
+        "no_html",
+        "--images reads the pages, and --no-html reads none: drop one",
+    ),
+    Rule::Conflict(
+        "hreflang_default",
+        "no_html",
+        "--hreflang-default adds to the alternates the pages' heads name, and --no-html reads \
+         none: drop one",
+    ),
+    Rule::Needs("null", "files_from", "-0/--null needs --files-from"),
+    Rule::Conflict(
+        "follow",
+        "files_from",
+        "--follow walks DIR, and --files-from names the files instead: drop one",
+    ),
+    Rule::Conflict(
+        "summary_json",
+        "check",
+        "--check writes nothing, and its differences are on stderr: drop --summary-json",
+    ),
+];
+
+/// A rule that `matches` (parsed by `command`, which states none) breaks.
+pub struct Broken {
+    /// The flags at fault, by id: the one that needs another, or both of a conflict.
+    pub flags: Vec<&'static str>,
+    pub message: String,
+}
+
+/// The first of the rules that `matches` breaks, if any. `matches` is of arguments as
+/// `config_file` writes them, where a flag given as false is left out.
+pub fn broken_rule(matches: &ArgMatches, run: bool) -> Option<Broken> {
+    let given = |id: &str| {
+        let present = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+        match GROUPS.iter().find(|(group, _)| *group == id) {
+            Some((_, args)) => args.iter().any(|id| present(id)),
+            None => present(id),
+        }
+    };
+    RULES.iter().find_map(|rule| match *rule {
+        Rule::Needs(flag, need, message) if run && given(flag) && !given(need) => Some(Broken {
+            flags: vec![flag],
+            message: format!("{message} (on the command line, or in sitemapgen.toml)"),
+        }),
+        Rule::Conflict(flag, other, message) if given(flag) && given(other) => Some(Broken {
+            flags: vec![flag, other],
+            message: message.to_string(),
+        }),
+        _ => None,
     })
 }
 

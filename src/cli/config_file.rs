@@ -33,35 +33,101 @@ const COMMAND_LINE_ONLY: &[&str] = &[
 /// Pairs where giving one on the command line silences the other in the file.
 const OVERRIDES: &[(&str, &str)] = &[("quiet", "verbose"), ("verbose", "quiet")];
 
-/// The command line with the config file's settings added under it.
-pub fn merge(args: Vec<OsString>, matches: &ArgMatches, cli: Cli) -> Result<Cli> {
-    let path = match (&cli.config, cli.no_config) {
-        (_, true) => return Ok(cli),
-        (Some(path), _) => path.clone(),
-        (None, false) => PathBuf::from(DEFAULT_FILE),
+/// The command line with the config file's settings added under it, checked as a whole
+/// against the rules of how flags combine.
+pub fn merge(matches: &ArgMatches, cli: Cli) -> Result<Cli> {
+    let file = match (&cli.config, cli.no_config) {
+        (_, true) => None,
+        (Some(path), _) => read(path, true)?,
+        (None, false) => read(Path::new(DEFAULT_FILE), false)?,
     };
-    let text = match fs::read_to_string(&path) {
+    let (mut argv, mut dir) = given(matches);
+    let mut keys = Vec::new();
+    if let Some((path, table)) = &file {
+        let from_file = arguments(table, matches, path)?;
+        argv.extend(from_file.args);
+        dir = dir.or(from_file.dir);
+        keys = from_file.keys;
+    }
+    argv.extend(dir.map(|dir| ["--".into(), dir]).into_iter().flatten());
+    let path = file.as_ref().map(|(path, _)| path.as_path());
+    // Parsed first without the rules: an error now is in a value the file gave.
+    let loose = args::command()
+        .try_get_matches_from(&argv)
+        .map_err(|err| blame(err, &keys, path))?;
+    let run = !cli.indexnow_submit;
+    if let Err(err) = args::command_with_rules(run).try_get_matches_from(&argv) {
+        let Some(broken) = args::broken_rule(&loose, run) else {
+            return Err(err.into());
+        };
+        let key = broken.flags.iter().find_map(|flag| {
+            let command = args::command();
+            let arg = command.get_arguments().find(|arg| arg.get_id() == flag)?;
+            keys.iter().find(|key| arg.get_long() == Some(key.as_str()))
+        });
+        return Err(match (key, path) {
+            (Some(key), Some(path)) => anyhow!(
+                "config file {}: key {key:?}: {}",
+                path.display(),
+                broken.message
+            ),
+            _ => anyhow!("{}", broken.message),
+        });
+    }
+    Ok(Cli::from_arg_matches(&loose)?)
+}
+
+/// The config file at `path` as a table; a missing file is none, unless it was `named`.
+fn read(path: &Path, named: bool) -> Result<Option<(PathBuf, toml::Table)>> {
+    let text = match fs::read_to_string(path) {
         Ok(text) => text,
-        Err(err) if err.kind() == io::ErrorKind::NotFound && cli.config.is_none() => {
-            return Ok(cli);
-        }
+        Err(err) if err.kind() == io::ErrorKind::NotFound && !named => return Ok(None),
         Err(err) => bail!("cannot read config file {}: {err}", path.display()),
     };
-    let table: toml::Table = text
+    let table = text
         .parse()
         .with_context(|| format!("config file {} is not valid TOML", path.display()))?;
-    let mut merged = args;
-    let (from_file, keys) = arguments(&table, matches, &path)?;
-    merged.extend(from_file);
-    // The command line parsed alone, so an error now is in a value the file gave.
-    let matches = args::command()
-        .try_get_matches_from(merged)
-        .map_err(|err| blame(err, &keys, &path))?;
-    Ok(Cli::from_arg_matches(&matches)?)
+    Ok(Some((path.to_path_buf(), table)))
+}
+
+/// The command line as it was given, each option as `--long=value`, and DIR apart (to go
+/// last, after `--`). A flag given as false is left out: absent to the rules, as it is to
+/// the run.
+fn given(matches: &ArgMatches) -> (Vec<OsString>, Option<OsString>) {
+    let mut argv = vec![OsString::from("sitemapgen")];
+    let mut dir = None;
+    for arg in args::command().get_arguments() {
+        let id = arg.get_id().as_str();
+        if matches.value_source(id) != Some(ValueSource::CommandLine) {
+            continue;
+        }
+        let Some(long) = arg.get_long() else {
+            dir = matches
+                .get_raw(id)
+                .and_then(|mut values| values.next())
+                .map(OsString::from);
+            continue;
+        };
+        if matches.try_get_one::<bool>(id).is_ok() {
+            if matches.get_flag(id) {
+                argv.push(format!("--{long}").into());
+            }
+            continue;
+        }
+        for value in matches.get_raw(id).into_iter().flatten() {
+            let mut option = OsString::from(format!("--{long}="));
+            option.push(value);
+            argv.push(option);
+        }
+    }
+    (argv, dir)
 }
 
 /// A value of the file that the command refused, named by its key and the file.
-fn blame(err: clap::Error, keys: &[String], path: &Path) -> anyhow::Error {
+fn blame(err: clap::Error, keys: &[String], path: Option<&Path>) -> anyhow::Error {
+    let Some(path) = path else {
+        return err.into();
+    };
     let arg = match err.get(ContextKind::InvalidArg) {
         Some(ContextValue::String(arg)) => arg.clone(),
         _ => String::new(),
@@ -94,16 +160,17 @@ fn takes_number(arg: &clap::Arg) -> bool {
     )
 }
 
-/// The file's settings as command-line arguments, for the keys the command line leaves open,
-/// and those keys.
-fn arguments(
-    table: &toml::Table,
-    matches: &ArgMatches,
-    path: &Path,
-) -> Result<(Vec<OsString>, Vec<String>)> {
+/// The file's settings for the keys the command line leaves open.
+struct FromFile {
+    /// Each as `--key=value`, a flag only when true (as `given` writes the command line).
+    args: Vec<OsString>,
+    dir: Option<OsString>,
+    keys: Vec<String>,
+}
+
+fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<FromFile> {
     let command = args::command();
-    let mut args = Vec::new();
-    let mut keys = Vec::new();
+    let (mut args, mut dir, mut keys) = (Vec::new(), None, Vec::new());
     let preview = matches
         .get_one::<std::path::PathBuf>("output")
         .is_some_and(|output| output.as_os_str() == "-");
@@ -158,12 +225,14 @@ fn arguments(
         }
         keys.push(key.clone());
         for value in values {
-            args.push(match arg.is_positional() {
-                true => value.into(),
+            match value.as_str() {
+                _ if arg.is_positional() => dir = Some(value.into()),
+                "true" if is_flag => args.push(format!("--{key}").into()),
+                _ if is_flag => {}
                 // Joined to its flag, so a value that starts with `-` is not read as a flag.
-                false => format!("--{key}={value}").into(),
-            });
+                _ => args.push(format!("--{key}={value}").into()),
+            }
         }
     }
-    Ok((args, keys))
+    Ok(FromFile { args, dir, keys })
 }

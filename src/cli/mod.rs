@@ -33,7 +33,7 @@ pub fn request(args: Vec<OsString>) -> Result<Request> {
     if let Some(shell) = cli.completions {
         return Ok(Request::Completions(shell));
     }
-    let cli = config_file::merge(args, &matches, cli)?;
+    let cli = config_file::merge(&matches, cli)?;
     if cli.indexnow_submit {
         return Ok(Request::Submit(Box::new(settings::submit_settings(cli)?)));
     }

@@ -18,7 +18,7 @@ use crate::report::Verbosity;
 use crate::run::Settings;
 use crate::scan::digest::{DigestRules, Mode};
 use crate::scan::images::ImageRules;
-use crate::url::{Mapping, encode_path};
+use crate::url::{BaseUrl, Mapping, encode_path};
 use crate::walk::rules::{GroupRules, RuleSpec, Rules, ValueRules};
 use crate::walk::{ListFrom, Source};
 use crate::{decide, indexnow, publish, sitemap, summary, walk};
@@ -45,19 +45,19 @@ pub fn submit_settings(cli: Cli) -> Result<indexnow::Settings> {
         changes,
         base,
         key,
-        verbosity: verbosity(&cli)?,
+        verbosity: verbosity(&cli),
         endpoint: cli.indexnow_endpoint,
         timeout: Duration::from_secs(cli.http_timeout),
     })
 }
 
-fn verbosity(cli: &Cli) -> Result<Verbosity> {
-    Ok(match (cli.quiet, cli.verbose) {
-        (true, true) => bail!("--quiet cannot be used with --verbose"),
+/// (clap refuses --quiet with --verbose.)
+fn verbosity(cli: &Cli) -> Verbosity {
+    match (cli.quiet, cli.verbose) {
         (true, _) => Verbosity::Quiet,
         (_, true) => Verbosity::Verbose,
         _ => Verbosity::Normal,
-    })
+    }
 }
 
 /// The IndexNow key, from the environment or a file, if one is named.
@@ -80,49 +80,67 @@ fn indexnow_key(cli: &Cli) -> Result<Option<indexnow::Key>> {
     indexnow::Key::parse(&String::from_utf8_lossy(&text), &source).map(Some)
 }
 
+/// The run's settings: the checks that depend on values (clap has checked how flags combine),
+/// where the outputs go and who owns each path, then one builder per stage.
 pub fn settings(cli: Cli) -> Result<Settings> {
-    let hint = HINT;
     let indexnow_key = indexnow_key(&cli)?;
-    let verbosity = verbosity(&cli)?;
-    let Some(base) = cli.base_url else {
-        bail!("--base-url is required {hint}");
+    let Some(base) = cli.base_url.clone() else {
+        bail!("--base-url is required {HINT}");
     };
     let Some(dir) = cli.dir.clone() else {
-        bail!("DIR is required {hint}");
+        bail!("DIR is required {HINT}");
     };
-    let lastmod = cli.lastmod;
-    for (given, flag) in [
-        (!cli.digest_ignore.is_empty(), "--digest-ignore"),
-        (cli.digest.is_some(), "--digest"),
-        (cli.max_churn.is_some(), "--max-churn"),
-        (cli.state_url.is_some(), "--state-url"),
-        (cli.previous_sitemap.is_some(), "--previous-sitemap"),
-        (cli.changes.is_some(), "--changes"),
-    ] {
-        if given && cli.state.is_none() {
-            bail!("{flag} needs --state {hint}");
-        }
+    check_values(&cli)?;
+    let source_date_epoch = source_date_epoch()?;
+    match fs::metadata(&dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => bail!("DIR {} is not a directory", dir.display()),
+        Err(err) => bail!("DIR {}: {err}", dir.display()),
     }
-    if cli.digest_region.is_some() && cli.state.is_none() && !cli.images {
-        bail!("--digest-region needs --state or --images {hint}");
-    }
-    if !cli.image_host.is_empty() && !cli.images {
-        bail!("--image-host needs --images {hint}");
-    }
-    if cli.images && cli.no_html {
-        bail!("--images reads the pages, and --no-html reads none: drop one");
-    }
-    if cli.hreflang_default.is_some() && cli.no_html {
-        bail!(
-            "--hreflang-default adds to the alternates the pages' heads name, and --no-html reads none: drop one"
-        );
-    }
-    if cli.hreflang_default.is_some() && cli.format == Format::Txt {
+    let groups = GroupRules::new(&cli.group)?;
+    let mut output = Place::new(&cli, &dir, &base, &groups)?;
+    let rules = Rules::new(&RuleSpec {
+        includes: &cli.include,
+        excludes: &cli.exclude,
+        default_excludes: !cli.no_default_excludes,
+        hidden: cli.hidden,
+        own_output: output.own(),
+    })?;
+    let claimed = claim_outputs(&cli, &dir, &rules, &mut output, indexnow_key.as_ref())?;
+    let verbosity = verbosity(&cli);
+    let state = (claimed.state, claimed.changes);
+    let lastmod = lastmod_settings(&cli, &dir, &output, state, source_date_epoch);
+    Ok(Settings {
+        decide: decide_settings(&cli, &base, &dir, &rules, groups, lastmod)?,
+        walk: walk_settings(&cli, &dir, rules, verbosity),
+        publish: publish::Settings {
+            root: dir,
+            base: base.clone(),
+            robots: output.dir_url.clone().filter(|_| cli.robots),
+            indexnow_key,
+            write_xsl: cli.write_xsl,
+        },
+        sitemap: sitemap_settings(&cli, &base, output, claimed.index_add),
+        check: cli.check,
+        summary_json: claimed.summary_json,
+        verbosity,
+        strict: cli.strict,
+        jobs: cli.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            usize::from,
+        ),
+    })
+}
+
+/// How values combine where clap cannot say it: what a format or a mode leaves no room for.
+fn check_values(cli: &Cli) -> Result<()> {
+    let txt = cli.format == Format::Txt;
+    if cli.hreflang_default.is_some() && txt {
         bail!(
             "a text sitemap (--format txt) has no alternates: drop --hreflang-default, or write XML"
         );
     }
-    if cli.images && cli.format == Format::Txt {
+    if cli.images && txt {
         bail!("a text sitemap (--format txt) cannot list images: drop --images, or write XML");
     }
     // With --images, the region is the images' as well as the digest's.
@@ -131,112 +149,148 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             "--digest-region names the region of a content digest, and --digest bytes counts every byte: drop one"
         );
     }
-    if cli.null && cli.files_from.is_none() {
-        bail!("-0/--null needs --files-from {hint}");
-    }
-    if cli.follow && cli.files_from.is_some() {
-        bail!("--follow walks DIR, and --files-from names the files instead: drop one");
-    }
-    if lastmod == LastmodMode::Omit && cli.state.is_some() {
+    if cli.lastmod == LastmodMode::Omit && cli.state.is_some() {
         bail!("--state keeps dates, and --lastmod none writes none: drop one of them");
     }
-    let source_date_epoch = match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(text) if !text.is_empty() => Some(text.parse::<i64>().map_err(|_| {
-            anyhow::anyhow!("SOURCE_DATE_EPOCH {text:?} is not a number of seconds")
-        })?),
-        _ => None,
-    };
-    match fs::metadata(&dir) {
-        Ok(meta) if meta.is_dir() => {}
-        Ok(_) => bail!("DIR {} is not a directory", dir.display()),
-        Err(err) => bail!("DIR {}: {err}", dir.display()),
-    }
-    let format = cli.format;
-    let groups = GroupRules::new(&cli.group)?;
-    let grouped = !cli.group.is_empty() || !cli.index_add.is_empty();
-    if grouped && format == Format::Txt {
+    if grouped(cli) && txt {
         bail!(
             "a text sitemap has no index to group sitemaps under: drop --group and \
              --index-add, or --format txt"
         );
     }
-    let files = |path, target| {
-        let format = (format, cli.gzip);
-        Files::new(path, target, format, groups.names(), grouped)
-    };
-    let mut destination = match &cli.output {
-        Some(path) if path.as_os_str() == "-" => Destination::Stdout,
-        Some(path) => {
-            check_gzip_name(path, cli.gzip)?;
-            Destination::File(files(path.clone(), path.clone()))
-        }
-        None => {
-            let name = format!(
-                "sitemap.{}{}",
-                match format {
-                    Format::Xml => "xml",
-                    Format::Txt => "txt",
-                },
-                if cli.gzip { ".gz" } else { "" }
-            );
-            let path = dir.join(name);
-            Destination::File(files(path.clone(), path))
-        }
-    };
-    let own_output = match &destination {
-        Destination::File(files) => path_inside(&dir, files.dir()).map(|dir| (dir, files)),
-        Destination::Stdout => None,
-    };
-    // The public URL of the output's directory, when it lies inside DIR.
-    let dir_url = own_output.as_ref().map(|(dir, _)| {
-        let path = encode_path(dir);
-        base.join(&if path.is_empty() { path } else { path + "/" })
-    });
-    let preview = destination == Destination::Stdout;
-    if cli.check && preview {
-        bail!("--check compares with the files on disk, and -o - names none");
-    }
-    if cli.robots && preview {
-        bail!("-o - is a preview and writes no robots.txt: drop --robots");
-    }
-    if cli.changes.is_some() && preview {
-        bail!("-o - is a preview and writes no changes file: drop --changes");
-    }
-    if cli.summary_json.is_some() && preview {
-        bail!("-o - is a preview and writes no summary: drop --summary-json");
-    }
-    if cli.summary_json.is_some() && cli.check {
-        bail!("--check writes nothing, and its differences are on stderr: drop --summary-json");
-    }
-    if (cli.xsl.is_some() || cli.write_xsl) && format == Format::Txt {
+    if (cli.xsl.is_some() || cli.write_xsl) && txt {
         bail!("a text sitemap has no stylesheet: drop --xsl and --write-xsl, or --format txt");
     }
-    if cli.write_xsl && preview {
-        bail!("-o - is a preview and writes nothing into DIR: drop --write-xsl");
+    Ok(())
+}
+
+/// Whether the pages are split into groups under an index.
+fn grouped(cli: &Cli) -> bool {
+    !cli.group.is_empty() || !cli.index_add.is_empty()
+}
+
+fn source_date_epoch() -> Result<Option<i64>> {
+    match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(text) if !text.is_empty() => match text.parse::<i64>() {
+            Ok(seconds) => Ok(Some(seconds)),
+            Err(_) => bail!("SOURCE_DATE_EPOCH {text:?} is not a number of seconds"),
+        },
+        _ => Ok(None),
     }
-    if cli.robots && dir_url.is_none() {
-        bail!("--robots needs the output inside DIR, where it has a public URL");
+}
+
+/// Where the sitemap goes, and what that allows.
+struct Place {
+    destination: Destination,
+    /// The output's directory relative to DIR, when it lies inside it.
+    own_dir: Option<PathBuf>,
+    /// The public URL of the output's directory, when it lies inside DIR.
+    dir_url: Option<String>,
+}
+
+impl Place {
+    fn new(cli: &Cli, dir: &Path, base: &BaseUrl, groups: &GroupRules) -> Result<Place> {
+        let (format, grouped) = (cli.format, grouped(cli));
+        let files =
+            |path, target| Files::new(path, target, (format, cli.gzip), groups.names(), grouped);
+        let destination = match &cli.output {
+            Some(path) if path.as_os_str() == "-" => Destination::Stdout,
+            Some(path) => {
+                check_gzip_name(path, cli.gzip)?;
+                Destination::File(files(path.clone(), path.clone()))
+            }
+            None => {
+                let name = format!(
+                    "sitemap.{}{}",
+                    match format {
+                        Format::Xml => "xml",
+                        Format::Txt => "txt",
+                    },
+                    if cli.gzip { ".gz" } else { "" }
+                );
+                let path = dir.join(name);
+                Destination::File(files(path.clone(), path))
+            }
+        };
+        let own_dir = match &destination {
+            Destination::File(files) => path_inside(dir, files.dir()),
+            Destination::Stdout => None,
+        };
+        let dir_url = own_dir.as_ref().map(|dir| {
+            let path = encode_path(dir);
+            base.join(&if path.is_empty() { path } else { path + "/" })
+        });
+        let output = Place {
+            destination,
+            own_dir,
+            dir_url,
+        };
+        output.check(cli)?;
+        Ok(output)
     }
-    if grouped && preview {
-        bail!("-o - shows one file, and --group and --index-add make an index over several");
+
+    /// What a preview on standard output, or an output outside DIR, cannot do.
+    fn check(&self, cli: &Cli) -> Result<()> {
+        let preview = self.destination == Destination::Stdout;
+        if cli.check && preview {
+            bail!("--check compares with the files on disk, and -o - names none");
+        }
+        if cli.robots && preview {
+            bail!("-o - is a preview and writes no robots.txt: drop --robots");
+        }
+        if cli.changes.is_some() && preview {
+            bail!("-o - is a preview and writes no changes file: drop --changes");
+        }
+        if cli.summary_json.is_some() && preview {
+            bail!("-o - is a preview and writes no summary: drop --summary-json");
+        }
+        if cli.write_xsl && preview {
+            bail!("-o - is a preview and writes nothing into DIR: drop --write-xsl");
+        }
+        if cli.robots && self.dir_url.is_none() {
+            bail!("--robots needs the output inside DIR, where it has a public URL");
+        }
+        if grouped(cli) && preview {
+            bail!("-o - shows one file, and --group and --index-add make an index over several");
+        }
+        if grouped(cli) && self.dir_url.is_none() {
+            bail!(
+                "--group and --index-add make an index over sitemaps beside it, which need the \
+                 output inside DIR, where they have public URLs"
+            );
+        }
+        Ok(())
     }
-    if grouped && dir_url.is_none() {
-        bail!(
-            "--group and --index-add make an index over sitemaps beside it, which need the \
-             output inside DIR, where they have public URLs"
-        );
+
+    /// The output's directory inside DIR and its files, which the walk leaves out.
+    fn own(&self) -> Option<(&Path, &Files)> {
+        match (&self.destination, &self.own_dir) {
+            (Destination::File(files), Some(dir)) => Some((dir.as_path(), files)),
+            _ => None,
+        }
     }
-    let rules = Rules::new(&RuleSpec {
-        includes: &cli.include,
-        excludes: &cli.exclude,
-        default_excludes: !cli.no_default_excludes,
-        hidden: cli.hidden,
-        own_output: own_output
-            .as_ref()
-            .map(|(dir, files)| (dir.as_path(), *files)),
-    })?;
+}
+
+/// The paths of the outputs the user named, as the one rule for every output settled them.
+struct Claimed {
+    state: Option<PathBuf>,
+    changes: Option<PathBuf>,
+    summary_json: Option<summary::To>,
+    index_add: Vec<String>,
+}
+
+/// Checks every file the run writes against each other and the site (`outputs::claim`),
+/// and points each at the file it writes through a symlink.
+fn claim_outputs(
+    cli: &Cli,
+    dir: &Path,
+    rules: &Rules,
+    output: &mut Place,
+    indexnow_key: Option<&indexnow::Key>,
+) -> Result<Claimed> {
     let summary_json = cli
         .summary_json
+        .clone()
         .map(|path| match path.as_os_str().as_bytes() {
             b"-" => summary::To::Stdout,
             _ => summary::To::File(path),
@@ -251,20 +305,14 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         (cli.changes.as_deref(), "--changes"),
         (summary_path, "--summary-json"),
     ];
-    let outputs = run_outputs(
-        named,
-        &destination,
-        &dir,
-        indexnow_key.as_ref(),
-        cli.write_xsl,
-    );
+    let outputs = run_outputs(named, &output.destination, dir, indexnow_key, cli.write_xsl);
     let targets = claim::check(
         &outputs,
-        match &destination {
+        match &output.destination {
             Destination::File(files) => Some(files),
             Destination::Stdout => None,
         },
-        |path| path_inside(&dir, path).is_some_and(|rel| rules.selects(&rel)),
+        |path| path_inside(dir, path).is_some_and(|rel| rules.selects(&rel)),
     )?;
     let target = |holds| {
         outputs
@@ -272,8 +320,10 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             .zip(&targets)
             .find_map(|(output, target)| (output.holds == holds).then(|| target.clone()))
     };
-    if let (Destination::File(files), Some(target)) = (&mut destination, target(Holds::Sitemap)) {
-        if cli.output.is_none() && path_inside(&dir, &target).is_none() {
+    if let (Destination::File(files), Some(target)) =
+        (&mut output.destination, target(Holds::Sitemap))
+    {
+        if cli.output.is_none() && path_inside(dir, &target).is_none() {
             bail!(
                 "the output {} is a symlink to a file outside DIR; sitemapgen writes outside \
                  DIR only where -o says so\nhint: name it with -o, or remove the link",
@@ -282,111 +332,127 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         }
         files.target = target;
     }
-    let (state, changes) = (target(Holds::State), target(Holds::Changes));
     let summary_json = summary_json.map(|to| match (to, target(Holds::Summary)) {
         (summary::To::File(_), Some(target)) => summary::To::File(target),
         (to, _) => to,
     });
-    let index_add = match (&destination, &dir_url) {
+    let index_add = match (&output.destination, &output.dir_url) {
         (Destination::File(files), Some(dir_url)) => {
             let taken = |path: &Path| {
                 claim::output_at(path, &outputs, &targets).map(|output| output.what.clone())
             };
-            let is_page = |path: &Path| path_inside(&dir, path).is_some_and(|r| rules.selects(&r));
-            index_add(cli.index_add, files, dir_url, (taken, is_page))?
+            let is_page = |path: &Path| path_inside(dir, path).is_some_and(|r| rules.selects(&r));
+            index_add(cli.index_add.clone(), files, dir_url, (taken, is_page))?
         }
         _ => Vec::new(),
     };
-    let source = match cli.files_from {
-        None => Source::Walk { follow: cli.follow },
-        Some(from) => Source::List {
-            from: list_from(from),
-            separator: if cli.null { b'\0' } else { b'\n' },
-        },
-    };
-    let images = cli.images.then(|| {
-        ImageRules::new(&base, cli.image_host, cli.digest_region.clone())
-            .excluding(rules.excludes().clone())
-    });
     // What --index-add lists beside the index stays, even a group's file of an earlier run.
-    if let Destination::File(files) = &mut destination {
-        files.keep(&index_add, dir_url.as_deref().unwrap_or_default());
+    if let Destination::File(files) = &mut output.destination {
+        files.keep(&index_add, output.dir_url.as_deref().unwrap_or_default());
     }
-    Ok(Settings {
-        walk: walk::Settings {
-            root: dir.clone(),
-            source,
-            rules,
-            verbose: verbosity == Verbosity::Verbose,
-        },
-        decide: decide::Settings {
-            base: base.clone(),
-            mapping: Mapping {
-                clean_urls: cli.clean_urls,
-                trailing_slash: !cli.no_trailing_slash,
-            },
-            read_html: !cli.no_html,
-            computed_urls: cli.computed_urls,
-            // Crawlers read robots.txt only at the root of a host.
-            robots_txt: (!cli.ignore_disallow && base.is_host_root())
-                .then(|| dir.join("robots.txt")),
-            images,
-            changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
-            priority: ValueRules::new(&cli.priority, "--priority")?,
-            groups,
-            lastmod: lastmod::Settings {
-                mode: lastmod,
-                source_date_epoch,
-                root: dir.clone(),
-                state: state.map(|path| StateSettings {
-                    in_dir: path_inside(&dir, &path).is_some(),
-                    path,
-                    digest: DigestRules::new(
-                        cli.digest.unwrap_or(Mode::Content),
-                        cli.digest_region,
-                        cli.digest_ignore,
-                    ),
-                    max_churn: cli.max_churn,
-                    write: !cli.check && matches!(destination, Destination::File(_)),
-                    url: cli.state_url,
-                    previous_sitemap: cli.previous_sitemap,
-                    timeout: Duration::from_secs(cli.http_timeout),
-                    changes,
-                }),
-            },
-        },
-        sitemap: sitemap::Settings {
-            format,
-            gzip: cli.gzip,
-            max_urls: cli.max_urls as usize,
-            destination,
-            dir_url: dir_url.clone(),
-            scratch: cli.check,
-            // A path on the site, so that the stylesheet comes from the same origin as the
-            // sitemap wherever the site is served (browsers refuse another's).
-            stylesheet: cli.xsl.or_else(|| {
-                cli.write_xsl
-                    .then(|| format!("{}{}", base.path(), publish::STYLESHEET))
-            }),
-            index_add,
-            hreflang_default: cli.hreflang_default,
-        },
-        publish: publish::Settings {
-            root: dir,
-            base,
-            robots: dir_url.filter(|_| cli.robots),
-            indexnow_key,
-            write_xsl: cli.write_xsl,
-        },
-        check: cli.check,
+    Ok(Claimed {
+        state: target(Holds::State),
+        changes: target(Holds::Changes),
         summary_json,
-        verbosity,
-        strict: cli.strict,
-        jobs: cli.jobs.map_or_else(
-            || std::thread::available_parallelism().map_or(1, |n| n.get()),
-            usize::from,
-        ),
+        index_add,
     })
+}
+
+fn walk_settings(cli: &Cli, dir: &Path, rules: Rules, verbosity: Verbosity) -> walk::Settings {
+    walk::Settings {
+        root: dir.to_path_buf(),
+        source: match cli.files_from.clone() {
+            None => Source::Walk { follow: cli.follow },
+            Some(from) => Source::List {
+                from: list_from(from),
+                separator: if cli.null { b'\0' } else { b'\n' },
+            },
+        },
+        rules,
+        verbose: verbosity == Verbosity::Verbose,
+    }
+}
+
+fn decide_settings(
+    cli: &Cli,
+    base: &BaseUrl,
+    dir: &Path,
+    rules: &Rules,
+    groups: GroupRules,
+    lastmod: lastmod::Settings,
+) -> Result<decide::Settings> {
+    Ok(decide::Settings {
+        base: base.clone(),
+        mapping: Mapping {
+            clean_urls: cli.clean_urls,
+            trailing_slash: !cli.no_trailing_slash,
+        },
+        read_html: !cli.no_html,
+        computed_urls: cli.computed_urls,
+        // Crawlers read robots.txt only at the root of a host.
+        robots_txt: (!cli.ignore_disallow && base.is_host_root()).then(|| dir.join("robots.txt")),
+        images: cli.images.then(|| {
+            ImageRules::new(base, cli.image_host.clone(), cli.digest_region.clone())
+                .excluding(rules.excludes().clone())
+        }),
+        changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
+        priority: ValueRules::new(&cli.priority, "--priority")?,
+        groups,
+        lastmod,
+    })
+}
+
+fn lastmod_settings(
+    cli: &Cli,
+    dir: &Path,
+    output: &Place,
+    (state, changes): (Option<PathBuf>, Option<PathBuf>),
+    source_date_epoch: Option<i64>,
+) -> lastmod::Settings {
+    lastmod::Settings {
+        mode: cli.lastmod.clone(),
+        source_date_epoch,
+        root: dir.to_path_buf(),
+        state: state.map(|path| StateSettings {
+            in_dir: path_inside(dir, &path).is_some(),
+            path,
+            digest: DigestRules::new(
+                cli.digest.unwrap_or(Mode::Content),
+                cli.digest_region.clone(),
+                cli.digest_ignore.clone(),
+            ),
+            max_churn: cli.max_churn,
+            write: !cli.check && matches!(output.destination, Destination::File(_)),
+            url: cli.state_url.clone(),
+            previous_sitemap: cli.previous_sitemap.clone(),
+            timeout: Duration::from_secs(cli.http_timeout),
+            changes,
+        }),
+    }
+}
+
+fn sitemap_settings(
+    cli: &Cli,
+    base: &BaseUrl,
+    output: Place,
+    index_add: Vec<String>,
+) -> sitemap::Settings {
+    sitemap::Settings {
+        format: cli.format,
+        gzip: cli.gzip,
+        max_urls: cli.max_urls as usize,
+        destination: output.destination,
+        dir_url: output.dir_url,
+        scratch: cli.check,
+        // A path on the site, so that the stylesheet comes from the same origin as the
+        // sitemap wherever the site is served (browsers refuse another's).
+        stylesheet: cli.xsl.clone().or_else(|| {
+            cli.write_xsl
+                .then(|| format!("{}{}", base.path(), publish::STYLESHEET))
+        }),
+        index_add,
+        hreflang_default: cli.hreflang_default.clone(),
+    }
 }
 
 /// `--index-add`'s URLs, each under the index's directory `dir_url` (the protocol lets an

@@ -267,6 +267,46 @@ fn every_config_error_names_the_key_and_the_file() {
             .expect_code(2)
             .stderr_has(&["sitemapgen: error: config file ", "bad.toml", key, message]);
     }
+    // A rule of how flags combine that the file's setting breaks names its key, the command
+    // line's flags counting as the file's do; a flag given as false is absent.
+    let cases: [(&str, &[&str], &str); 4] = [
+        (
+            "images = true",
+            &["--no-html"],
+            "key \"images\": --images reads the pages, and --no-html reads none",
+        ),
+        (
+            "digest = \"bytes\"",
+            &[],
+            "key \"digest\": --digest needs --state",
+        ),
+        (
+            "images = true\nimage-host = [\"cdn.example.com\"]",
+            &["--images=false"],
+            "key \"image-host\": --image-host needs --images",
+        ),
+        (
+            "check = true",
+            &["--summary-json", "-"],
+            "key \"check\": --check writes nothing",
+        ),
+    ];
+    for (text, args, message) in cases {
+        fs::write(&config, text).unwrap();
+        site.command(args)
+            .arg("--config")
+            .arg(&config)
+            .run()
+            .expect_code(2)
+            .stderr_has(&["sitemapgen: error: config file ", "bad.toml: ", message]);
+    }
+    fs::write(&config, "images = true").unwrap();
+    let run = site
+        .command(&["--images=false", "--no-html", "-o", "-", "--config"])
+        .arg(&config)
+        .run();
+    run.success();
+    validate::sitemap_bytes(run.stdout(), BASE);
     fs::write(&config, "base-url = \"ftp://x.example.com/\"").unwrap();
     Cmd::new()
         .arg("--config")
