@@ -33,9 +33,39 @@ const COMMAND_LINE_ONLY: &[&str] = &[
 /// Pairs where giving one on the command line silences the other in the file.
 const OVERRIDES: &[(&str, &str)] = &[("quiet", "verbose"), ("verbose", "quiet")];
 
+/// The keys a config file gave (those the command line left open), to name the one at fault
+/// when the settings built from them are refused.
+pub struct Given {
+    path: PathBuf,
+    keys: Vec<String>,
+}
+
+impl Given {
+    /// `err` with the file and the first of its keys whose flag (`--state`, `-o`, DIR) the
+    /// message names, if any.
+    pub fn blame(&self, err: anyhow::Error) -> anyhow::Error {
+        let message = format!("{err:#}");
+        let names = |flag: &str| {
+            message.match_indices(flag).any(|(at, _)| {
+                let next = message[at + flag.len()..].chars().next();
+                !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-')
+            })
+        };
+        let key = self.keys.iter().find(|key| match key.as_str() {
+            "dir" => names("DIR"),
+            "output" => names("-o") || names("--output"),
+            key => names(&format!("--{key}")),
+        });
+        match key {
+            Some(key) => err.context(format!("config file {}: key {key:?}", self.path.display())),
+            None => err,
+        }
+    }
+}
+
 /// The command line with the config file's settings added under it, checked as a whole
-/// against the rules of how flags combine.
-pub fn merge(matches: &ArgMatches, cli: Cli) -> Result<Cli> {
+/// against the rules of how flags combine, and the keys the file gave.
+pub fn merge(matches: &ArgMatches, cli: Cli) -> Result<(Cli, Option<Given>)> {
     let file = match (&cli.config, cli.no_config) {
         (_, true) => None,
         (Some(path), _) => read(path, true)?,
@@ -74,7 +104,8 @@ pub fn merge(matches: &ArgMatches, cli: Cli) -> Result<Cli> {
             _ => anyhow!("{}", broken.message),
         });
     }
-    Ok(Cli::from_arg_matches(&loose)?)
+    let given = file.map(|(path, _)| Given { path, keys });
+    Ok((Cli::from_arg_matches(&loose)?, given))
 }
 
 /// The config file at `path` as a table; a missing file is none, unless it was `named`.

@@ -33,9 +33,16 @@ pub fn request(args: Vec<OsString>) -> Result<Request> {
     if let Some(shell) = cli.completions {
         return Ok(Request::Completions(shell));
     }
-    let cli = config_file::merge(&matches, cli)?;
+    let (cli, given) = config_file::merge(&matches, cli)?;
+    let blame = |err| match &given {
+        Some(given) => given.blame(err),
+        None => err,
+    };
     if cli.indexnow_submit {
-        return Ok(Request::Submit(Box::new(settings::submit_settings(cli)?)));
+        let settings = settings::submit_settings(cli).map_err(blame)?;
+        return Ok(Request::Submit(Box::new(settings)));
     }
-    Ok(Request::Run(Box::new(settings::settings(cli)?)))
+    Ok(Request::Run(Box::new(
+        settings::settings(cli).map_err(blame)?,
+    )))
 }

@@ -267,9 +267,20 @@ fn every_config_error_names_the_key_and_the_file() {
             .expect_code(2)
             .stderr_has(&["sitemapgen: error: config file ", "bad.toml", key, message]);
     }
-    // A rule of how flags combine that the file's setting breaks names its key, the command
-    // line's flags counting as the file's do; a flag given as false is absent.
-    let cases: [(&str, &[&str], &str); 4] = [
+    // A setting of the file that breaks a rule of how flags combine is named by its key, the
+    // command line's flags counting as the file's do; a flag given as false is absent.
+    let cases: [(&str, &[&str], &str); 6] = [
+        // Checked as the settings are built, by the flag the key stands for.
+        (
+            "output = \"x.gz\"",
+            &[],
+            "key \"output\": -o x.gz ends in .gz",
+        ),
+        (
+            "lastmod = \"none\"",
+            &["--state", "s"],
+            "key \"lastmod\": --state keeps dates, and --lastmod none writes none",
+        ),
         (
             "images = true",
             &["--no-html"],

@@ -515,17 +515,37 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
     }
 }
 
-/// Any config file under any command line: settings or a usage error with a message, never
-/// a panic; settings taken have a strict base URL.
+/// Any config file under any command line: settings, or a usage error (`main` exits 2 for
+/// any error of `request` but a help or version display) with a message. Where the same
+/// command line makes settings under an empty config file, the error is the file's: it
+/// names the file, and one of its keys (`key "max-urls"`) unless the file is no TOML.
 pub fn config(toml: &str, args: &[String], dir: &Path) {
     let file = dir.join("sitemapgen.toml");
-    fs::write(&file, toml).unwrap();
-    let mut argv: Vec<OsString> = vec!["sitemapgen".into(), "--config".into(), file.into()];
-    argv.extend(args.iter().map(OsString::from));
-    match sitemapgen::request(argv) {
-        Ok(Request::Run(settings)) => assert_strict_url(&settings.decide.base.join("")),
-        Ok(Request::Submit(settings)) => assert_strict_url(&settings.base.join("")),
-        Ok(Request::Completions(_)) => {}
-        Err(err) => assert!(!err.to_string().is_empty()),
+    let request = |text: &str| {
+        fs::write(&file, text).unwrap();
+        let mut argv: Vec<OsString> = vec!["sitemapgen".into(), "--config".into(), (&file).into()];
+        argv.extend(args.iter().map(OsString::from));
+        sitemapgen::request(argv)
+    };
+    let err = match request(toml) {
+        Ok(Request::Run(settings)) => return assert_strict_url(&settings.decide.base.join("")),
+        Ok(Request::Submit(settings)) => return assert_strict_url(&settings.base.join("")),
+        Ok(Request::Completions(_)) => return,
+        Err(err) => err,
+    };
+    let message = format!("{err:#}");
+    assert!(!message.is_empty());
+    if request("").is_err() {
+        return;
     }
+    let key = message
+        .split("key \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next());
+    let key = key.filter(|key| !key.is_empty() && toml.contains(*key));
+    assert!(
+        message.starts_with(&format!("config file {}", file.display()))
+            && (key.is_some() || message.contains("is not valid TOML")),
+        "{message:?} names not the file and a key of {toml:?} (under {args:?})"
+    );
 }

@@ -209,7 +209,9 @@ fn toml_text() -> impl Strategy<Value = String> {
             "*.html",
             "[",
             "*=0.5",
-            "git"
+            "git",
+            "none",
+            "x.gz"
         ])
         .prop_map(toml::Value::from),
         prop::collection::vec("[ -~]{0,8}", 0..3).prop_map(toml::Value::from),
