@@ -282,6 +282,17 @@ fn user_info(url: &url::Url) -> Vec<String> {
     parts.map(String::from).chain([whole]).collect()
 }
 
+/// Says on stderr why a test skips where what it needs is missing; in CI (env CI), which has
+/// everything (.ci/run installs it, and runs as root), the test fails instead.
+#[track_caller]
+pub fn skip_outside_ci(why: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{why}: CI (.ci/run) must provide it"
+    );
+    eprintln!("note: {why}; test skipped");
+}
+
 pub fn is_root() -> bool {
     static ROOT: OnceLock<bool> = OnceLock::new();
     *ROOT.get_or_init(|| {
