@@ -34,6 +34,7 @@ mod report;
 pub mod run;
 pub mod scan;
 pub mod sitemap;
+pub mod state;
 mod summary;
 pub mod url;
 pub mod w3c;

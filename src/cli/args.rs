@@ -10,11 +10,11 @@ use clap::parser::ValueSource;
 use clap::{ArgAction, ArgGroup, ArgMatches, CommandFactory, Parser, ValueHint};
 
 use crate::decide::lastmod::LastmodMode;
-use crate::decide::lastmod::origin::Published;
 use crate::outputs::Format;
 use crate::scan::digest::Mode;
 use crate::scan::images::parse_host;
 use crate::scan::select::Selector;
+use crate::state::origin::Published;
 use crate::url::BaseUrl;
 use crate::walk::rules::{
     GroupRule, ValueRule, check_glob, parse_changefreq_rule, parse_group_rule, parse_priority_rule,

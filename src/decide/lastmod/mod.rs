@@ -2,8 +2,6 @@
 //! whose content did not change.
 
 pub mod git;
-pub mod origin;
-pub mod state;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -20,12 +18,12 @@ use crate::html;
 use crate::report::{Report, Warning};
 use crate::scan::digest::DigestRules;
 use crate::scan::{Fingerprint, Known, Scanner, Want};
+use crate::state::{self, OldState, Record, Take, origin};
 use crate::url::BaseUrl;
 use crate::w3c;
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
 use git::GitDates;
-use state::{OldState, Record, Take};
 
 /// How dates are made.
 #[derive(Debug)]

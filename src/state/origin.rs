@@ -16,8 +16,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use url::Url;
 
-use super::StateSettings;
-use super::state::{self, OldState};
+use super::file::{self as state, OldState};
+use crate::decide::lastmod::StateSettings;
 use crate::http::{Client, Got};
 use crate::input::{self, Capped, Deadline, MAX_SITEMAP, MAX_SITEMAPS, MAX_STATE_BODY};
 use crate::outputs;
