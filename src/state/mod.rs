@@ -2,6 +2,8 @@
 //! deploy published it, or the dates of the sitemap published before.
 
 pub mod file;
+pub mod old;
 pub mod origin;
 
-pub use file::{OldState, Record, Stamp, Take, Writer, parse, read};
+pub use file::{Record, Stamp, Writer, parse, read};
+pub use old::{OldState, Take};

@@ -16,7 +16,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use url::Url;
 
-use super::file::{self as state, OldState};
+use super::file as state;
+use super::old::OldState;
 use crate::decide::lastmod::StateSettings;
 use crate::http::{Client, Got};
 use crate::input::{self, Capped, Deadline, MAX_SITEMAP, MAX_SITEMAPS, MAX_STATE_BODY};
