@@ -1,5 +1,5 @@
-//! One run, the pipe from end to end: walk → decide (scan each page) → sitemap → publish, or
-//! check. Each stage takes its own settings.
+//! One run, the pipe from end to end: state (the last run's, loaded) → walk → decide (scan
+//! each page) → sitemap → publish, or check. Each stage takes its own settings.
 
 use std::path::PathBuf;
 
@@ -8,8 +8,10 @@ use anyhow::{Result, bail};
 use crate::atomic::{Publishing, dir_of};
 use crate::decide::{self, Decider};
 use crate::outputs::{Destination, Files, Format};
+use crate::publish::state::NewState;
 use crate::report::{self, Report, Verbosity, Warning};
 use crate::sitemap::{self, Collector};
+use crate::state::{self, Found};
 use crate::summary::{self, Summary};
 use crate::walk::{self, Walked};
 use crate::{check, publish};
@@ -17,6 +19,8 @@ use crate::{check, publish};
 /// Everything a run needs, stage by stage.
 #[derive(Debug)]
 pub struct Settings {
+    /// --state and what goes with it.
+    pub state: Option<state::Settings>,
     pub walk: walk::Settings,
     pub decide: decide::Settings,
     pub sitemap: sitemap::Settings,
@@ -56,7 +60,8 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
              --write-xsl)",
         )?;
     }
-    let mut decider = Decider::new(&settings.decide, report)?;
+    let (found, mut new_state) = load_state(settings, report)?;
+    let mut decider = Decider::new(&settings.decide, found.as_ref(), report)?;
     // Without heads there are no alternates to check, so the URLs can go straight into the
     // sitemap.
     let mut collector = Collector::new(&settings.sitemap, settings.decide.read_html)?;
@@ -73,8 +78,11 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
                 Walked::Page(prepared) => prepared,
                 Walked::Event(event) => return event.report(report),
             };
-            if let Some(entry) = decider.decide(prepared, report)? {
-                collector.push(entry)?;
+            if let Some(decided) = decider.decide(prepared, report)? {
+                if let (Some(new), Some(recorded)) = (&mut new_state, &decided.recorded) {
+                    new.record(recorded, &decided.entry.loc)?;
+                }
+                collector.push(decided.entry)?;
                 collected += 1;
                 report.progress(collected);
             }
@@ -92,12 +100,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     }
 
     let churn = decider.churn();
-    let max_churn = settings
-        .decide
-        .lastmod
-        .state
-        .as_ref()
-        .and_then(|s| s.max_churn);
+    let max_churn = settings.state.as_ref().and_then(|s| s.max_churn);
     let churn_stop = churn
         .as_ref()
         .zip(max_churn)
@@ -130,7 +133,10 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
         return check::compare(files, outputs, robots, churn_stop, report);
     }
     let wrote_robots = robots.is_some();
-    let mut companions = decider.into_files()?;
+    let mut companions = match new_state {
+        Some(new) => new.finish(&settings.publish.base)?,
+        None => Vec::new(),
+    };
     companions.extend(publish::plan_key_file(&settings.publish)?);
     companions.extend(publish::plan_stylesheet(&settings.publish)?);
     let place = place(files, format, shards);
@@ -160,6 +166,20 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     Ok(())
 }
 
+/// The state of the last run, loaded before the walk, and the new state begun beside the
+/// state file; None without --state (and no new state when the run writes none).
+fn load_state(
+    settings: &Settings,
+    report: &mut Report,
+) -> Result<(Option<Found>, Option<NewState>)> {
+    let Some(state) = &settings.state else {
+        return Ok((None, None));
+    };
+    let found = state::load(state, &settings.decide.base, report)?;
+    let new = NewState::start(state, &found.state)?;
+    Ok((Some(found), new))
+}
+
 /// Where our temp files are made, and killed runs may have left theirs: DIR, the output's
 /// directory, the state's, the summary's.
 fn temp_dirs(settings: &Settings) -> Vec<PathBuf> {
@@ -167,7 +187,7 @@ fn temp_dirs(settings: &Settings) -> Vec<PathBuf> {
     if let Destination::File(files) = &settings.sitemap.destination {
         dirs.push(files.dir().to_path_buf());
     }
-    if let Some(state) = &settings.decide.lastmod.state {
+    if let Some(state) = &settings.state {
         dirs.push(dir_of(&state.path).to_path_buf());
     }
     if let Some(summary::To::File(path)) = &settings.summary_json {

@@ -21,7 +21,7 @@ use crate::scan::images::ImageRules;
 use crate::url::{BaseUrl, Mapping, encode_path};
 use crate::walk::rules::{GroupRules, RuleSpec, Rules, ValueRules};
 use crate::walk::{ListFrom, Source};
-use crate::{decide, indexnow, publish, sitemap, summary, walk};
+use crate::{decide, indexnow, publish, sitemap, state, summary, walk};
 
 const HINT: &str = "(on the command line, or in sitemapgen.toml)";
 
@@ -108,9 +108,10 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     })?;
     let claimed = claim_outputs(&cli, &dir, &rules, &mut output, indexnow_key.as_ref())?;
     let verbosity = verbosity(&cli);
-    let state = (claimed.state, claimed.changes);
-    let lastmod = lastmod_settings(&cli, &dir, &output, state, source_date_epoch);
+    let (state, frozen) = state_settings(&cli, &dir, &output, (claimed.state, claimed.changes));
+    let lastmod = lastmod_settings(&cli, &dir, frozen, source_date_epoch);
     Ok(Settings {
+        state,
         decide: decide_settings(&cli, &base, &dir, &rules, groups, lastmod)?,
         walk: walk_settings(&cli, &dir, rules, verbosity),
         publish: publish::Settings {
@@ -405,30 +406,51 @@ fn decide_settings(
 fn lastmod_settings(
     cli: &Cli,
     dir: &Path,
-    output: &Place,
-    (state, changes): (Option<PathBuf>, Option<PathBuf>),
+    state: Option<StateSettings>,
     source_date_epoch: Option<i64>,
 ) -> lastmod::Settings {
     lastmod::Settings {
         mode: cli.lastmod.clone(),
         source_date_epoch,
         root: dir.to_path_buf(),
-        state: state.map(|path| StateSettings {
-            in_dir: path_inside(dir, &path).is_some(),
-            path,
-            digest: DigestRules::new(
+        state,
+    }
+}
+
+/// The state stage's settings (read before the walk, written by publish), and what deciding
+/// the pages needs of it: the digest's rules, and whether it records the new state.
+fn state_settings(
+    cli: &Cli,
+    dir: &Path,
+    output: &Place,
+    (state, changes): (Option<PathBuf>, Option<PathBuf>),
+) -> (Option<state::Settings>, Option<StateSettings>) {
+    let write = !cli.check && matches!(output.destination, Destination::File(_));
+    state
+        .map(|path| {
+            let digest = DigestRules::new(
                 cli.digest.unwrap_or(Mode::Content),
                 cli.digest_region.clone(),
                 cli.digest_ignore.clone(),
-            ),
-            max_churn: cli.max_churn,
-            write: !cli.check && matches!(output.destination, Destination::File(_)),
-            url: cli.state_url.clone(),
-            previous_sitemap: cli.previous_sitemap.clone(),
-            timeout: Duration::from_secs(cli.http_timeout),
-            changes,
-        }),
-    }
+            );
+            let settings = state::Settings {
+                in_dir: path_inside(dir, &path).is_some(),
+                path,
+                rules: digest.describe(),
+                max_churn: cli.max_churn,
+                write,
+                url: cli.state_url.clone(),
+                previous_sitemap: cli.previous_sitemap.clone(),
+                timeout: Duration::from_secs(cli.http_timeout),
+                changes,
+            };
+            let frozen = StateSettings {
+                digest,
+                record: write,
+            };
+            (settings, frozen)
+        })
+        .unzip()
 }
 
 fn sitemap_settings(

@@ -8,13 +8,11 @@ pub mod verdict;
 
 use std::collections::HashMap;
 use std::io;
-use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use globset::Candidate;
 use url::Url;
 
-use crate::atomic::{Beside, Written};
 use crate::entry::{Alternate, Entry};
 use crate::html;
 use crate::report::{self, Reason, Report, Warning};
@@ -22,10 +20,11 @@ use crate::scan::digest::DigestRules;
 use crate::scan::head::Head;
 use crate::scan::images::{ImageRules, ImageWant, MAX_IMAGES};
 use crate::scan::{Scanned, Scanner, Want};
+use crate::state::Found;
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping, PagePath, encode_path};
 use crate::walk::rules::{GroupRules, ValueRules};
 use crate::walk::{self, Page, PageFile};
-use lastmod::{Churn, Dater, Digests, Listed};
+use lastmod::{Churn, Dater, Digests, Listed, Recorded};
 use robots::Disallow;
 use verdict::{Form, Verdict};
 
@@ -193,6 +192,12 @@ impl<'s> Planner<'s> {
     }
 }
 
+/// A page decided: its entry in the sitemap, and what --state recorded of it.
+pub struct Decided {
+    pub entry: Entry,
+    pub recorded: Option<Recorded>,
+}
+
 pub struct Decider<'s> {
     settings: &'s Settings,
     base: Url,
@@ -206,7 +211,12 @@ pub struct Decider<'s> {
 }
 
 impl<'s> Decider<'s> {
-    pub fn new(settings: &'s Settings, report: &mut Report) -> Result<Decider<'s>> {
+    /// `found` is the state of the last run, with --state.
+    pub fn new(
+        settings: &'s Settings,
+        found: Option<&Found>,
+        report: &mut Report,
+    ) -> Result<Decider<'s>> {
         let disallow = match &settings.robots_txt {
             Some(path) => Disallow::read(path)?,
             None => None,
@@ -215,7 +225,7 @@ impl<'s> Decider<'s> {
             settings,
             base: Url::parse(&settings.base.join("")).context("the base URL")?,
             disallow,
-            dater: Dater::new(&settings.lastmod, &settings.base, report)?,
+            dater: Dater::new(&settings.lastmod, found, report)?,
             dedup: Dedup::default(),
             canonicals: 0,
             elsewhere: HashMap::new(),
@@ -233,7 +243,7 @@ impl<'s> Decider<'s> {
 
     /// The page's entry, given what was read of it, or None when it is left out (and
     /// reported).
-    pub fn decide(&mut self, prepared: Prepared, report: &mut Report) -> Result<Option<Entry>> {
+    pub fn decide(&mut self, prepared: Prepared, report: &mut Report) -> Result<Option<Decided>> {
         let settings = self.settings;
         let Prepared {
             planned,
@@ -310,25 +320,27 @@ impl<'s> Decider<'s> {
             )?;
         }
         // The state knows a page by its computed path, whatever form is listed.
-        Ok(Some(Entry {
-            lastmod: self.dater.date(
-                &page,
-                &Listed {
-                    key: &computed.path,
-                    path,
-                    loc: &loc,
-                },
-                scanned.digest.map(|digest| (digest, scanned.fingerprint)),
-                scanned.declared,
-                report,
-            )?,
+        let (lastmod, recorded) = self.dater.date(
+            &page,
+            &Listed {
+                key: &computed.path,
+                path,
+                loc: &loc,
+            },
+            scanned.digest.map(|digest| (digest, scanned.fingerprint)),
+            scanned.declared,
+            report,
+        )?;
+        let entry = Entry {
+            lastmod,
             changefreq: changefreq.map(String::from),
             priority: priority.map(String::from),
             alternates,
             images: scanned.images.urls,
             loc,
             group,
-        }))
+        };
+        Ok(Some(Decided { entry, recorded }))
     }
 
     /// What the page's head lets it be: listed (with its alternates and the URL path its
@@ -455,12 +467,6 @@ impl<'s> Decider<'s> {
     /// The churn against the state, once every page is decided; None without --state.
     pub fn churn(&mut self) -> Option<Churn> {
         self.dater.churn()
-    }
-
-    /// The files --state writes (the new state, the changes), complete and not yet
-    /// published, with their paths; none without --state or when the run does not write it.
-    pub fn into_files(self) -> Result<Vec<(Written<Beside>, PathBuf)>> {
-        self.dater.into_files()
     }
 }
 

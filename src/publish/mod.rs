@@ -5,6 +5,7 @@
 //! run left is removed.
 
 pub mod robots;
+pub mod state;
 
 use std::path::{Path, PathBuf};
 

@@ -33,7 +33,6 @@ use anyhow::{Context, Result, anyhow, bail};
 use super::old::{OldState, Seen};
 use crate::input;
 use crate::scan::Fingerprint;
-use crate::scan::digest::DigestRules;
 pub use crate::walk::Stamp;
 
 const MAGIC: &str = "sitemapgen-state";
@@ -71,7 +70,7 @@ const READ_BUFFER: usize = 64 << 10;
 
 /// Reads the state; `None` when the file does not exist yet (a first run). Anything else
 /// that is wrong with it is an error: a silent reset would re-date every page.
-pub fn read(path: &Path, rules: &DigestRules) -> Result<Option<OldState>> {
+pub fn read(path: &Path, rules: &str) -> Result<Option<OldState>> {
     let file = match input::open(path) {
         Ok(Some(file)) => file,
         Ok(None) => return Ok(None),
@@ -87,7 +86,7 @@ pub fn read(path: &Path, rules: &DigestRules) -> Result<Option<OldState>> {
 }
 
 /// Reads a state from `reader`, gzip-compressed or not (see `read`).
-pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
+pub fn parse(reader: impl BufRead, rules: &str) -> Result<OldState> {
     let mut lines = Lines {
         reader: input::decoded(reader, input::MAX_STATE)?,
         line: Vec::new(),
@@ -111,7 +110,7 @@ pub fn parse(reader: impl BufRead, rules: &DigestRules) -> Result<OldState> {
     let Some(described) = rules_line.strip_prefix("digest ") else {
         bail!("line 2 is not a digest line");
     };
-    let mut state = OldState::reading(described == rules.describe());
+    let mut state = OldState::reading(described == rules);
     let mut seen = Seen::default();
     while let Some((number, line)) = lines.next("a record")? {
         if let Some(count) = line.strip_prefix("end ") {
@@ -286,9 +285,9 @@ pub struct Writer<W: Write> {
 }
 
 impl<W: Write> Writer<W> {
-    pub fn new(mut out: W, rules: &DigestRules) -> io::Result<Writer<W>> {
+    pub fn new(mut out: W, rules: &str) -> io::Result<Writer<W>> {
         writeln!(out, "{MAGIC} {VERSION}")?;
-        writeln!(out, "digest {}", rules.describe())?;
+        writeln!(out, "digest {rules}")?;
         Ok(Writer { out, count: 0 })
     }
 
@@ -321,15 +320,17 @@ impl<W: Write> Writer<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scan::digest::DigestRules;
     use crate::state::Take;
 
     use std::io::Read;
 
     use regex::bytes::Regex;
 
-    fn rules(patterns: &[&str]) -> DigestRules {
+    /// The rules as a state names them.
+    fn rules(patterns: &[&str]) -> String {
         let ignore = patterns.iter().map(|p| Regex::new(p).unwrap()).collect();
-        DigestRules::new(crate::scan::digest::Mode::Bytes, None, ignore)
+        DigestRules::new(crate::scan::digest::Mode::Bytes, None, ignore).describe()
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -18,7 +19,7 @@ use url::Url;
 
 use super::file as state;
 use super::old::OldState;
-use crate::decide::lastmod::StateSettings;
+use super::{Found, Settings};
 use crate::http::{Client, Got};
 use crate::input::{self, Capped, Deadline, MAX_SITEMAP, MAX_SITEMAPS, MAX_STATE_BODY};
 use crate::outputs;
@@ -61,16 +62,11 @@ impl fmt::Display for Published {
     }
 }
 
-/// What was found, and whether it is a sitemap's dates (no digests to compare).
-pub struct Found {
-    pub state: OldState,
-    pub adopted: bool,
-}
-
-pub fn load(settings: &StateSettings, base: &BaseUrl, report: &mut Report) -> Result<Found> {
-    let rules = &settings.digest;
+/// The state of the last run, from the first place that has one.
+pub fn find(settings: &Settings, base: &BaseUrl, report: &mut Report) -> Result<Found> {
+    let rules = &settings.rules;
     let found = |state| Found {
-        state,
+        state: Arc::new(state),
         adopted: false,
     };
     if let Some(state) = state::read(&settings.path, rules)? {
@@ -105,7 +101,7 @@ pub fn load(settings: &StateSettings, base: &BaseUrl, report: &mut Report) -> Re
                     crate::report::thousands(count as u64)
                 ));
                 return Ok(Found {
-                    state,
+                    state: Arc::new(state),
                     adopted: true,
                 });
             }

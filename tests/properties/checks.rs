@@ -438,7 +438,7 @@ fn images(path: &Path, len: u64, loc: &str, digest: Option<blake3::Hash>) {
 /// Any bytes as a state file: read or refused, never a panic; a state that reads writes back
 /// to one that reads the same. Returns whether it read.
 pub fn state_file(bytes: &[u8]) -> bool {
-    let rules = DigestRules::new(Mode::Bytes, None, Vec::new());
+    let rules = DigestRules::new(Mode::Bytes, None, Vec::new()).describe();
     let Ok(old) = state::parse(bytes, &rules) else {
         return false;
     };
@@ -452,7 +452,7 @@ pub fn state_file(bytes: &[u8]) -> bool {
 /// The state that `records` write, read back.
 fn written_state<'a>(
     records: impl Iterator<Item = (&'a str, &'a Record)>,
-    rules: &DigestRules,
+    rules: &str,
 ) -> state::OldState {
     let mut writer = state::Writer::new(Vec::new(), rules).unwrap();
     for (key, record) in records {
@@ -474,7 +474,7 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
     else {
         return;
     };
-    let rules = DigestRules::new(Mode::Bytes, None, ignore);
+    let rules = DigestRules::new(Mode::Bytes, None, ignore).describe();
     let mapping = Mapping {
         clean_urls: false,
         trailing_slash: true,

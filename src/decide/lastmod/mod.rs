@@ -7,19 +7,16 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::atomic::{Beside, Sink, Written};
-use crate::changes::{self, Kind};
+use crate::changes::Kind;
 use crate::error::UsageError;
 use crate::html;
 use crate::report::{Report, Warning};
 use crate::scan::digest::DigestRules;
 use crate::scan::{Fingerprint, Known, Scanner, Want};
-use crate::state::{self, OldState, Record, Take, origin};
-use crate::url::BaseUrl;
+use crate::state::{Found, OldState, Record, Take};
 use crate::w3c;
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
@@ -36,29 +33,14 @@ pub struct Settings {
     pub state: Option<StateSettings>,
 }
 
-/// `--state` and what goes with it.
+/// How `--state` dates pages.
 #[derive(Debug)]
 pub struct StateSettings {
-    /// The state file (a symlink resolved to its target).
-    pub path: PathBuf,
-    /// --digest-ignore.
+    /// --digest, --digest-region, --digest-ignore.
     pub digest: DigestRules,
-    /// --max-churn, a percentage.
-    pub max_churn: Option<f64>,
-    /// Whether the run writes the state (not under --check, nor for a preview on standard
-    /// output).
-    pub write: bool,
-    /// --state-url: where the last deploy published the state, read when there is no state
-    /// file.
-    pub url: Option<url::Url>,
-    /// Whether the state file lies inside DIR, and so is deployed with the site.
-    pub in_dir: bool,
-    /// --previous-sitemap: whose dates are kept when there is no state at all.
-    pub previous_sitemap: Option<origin::Published>,
-    /// --http-timeout.
-    pub timeout: Duration,
-    /// --changes: where the URLs added, re-dated and removed are written.
-    pub changes: Option<PathBuf>,
+    /// Whether the run records the pages for the new state (it writes one: not under
+    /// --check, nor for a preview on standard output).
+    pub record: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,14 +129,9 @@ struct Frozen<'c> {
     /// for a substance it lists in two forms: a page is found by its URL in another form
     /// (`guide/page-3` for `guide/page-3/`), as a canonical URL is.
     aliases: HashMap<String, Option<String>>,
-    /// The new state, written as the pages are dated, beside the state file.
-    new: Option<state::Writer<Sink<Beside>>>,
-    /// The changes, written as the pages are dated, beside their file.
-    changes: Option<(changes::Writer<Sink<Beside>>, &'c Path)>,
-    base: &'c BaseUrl,
-    /// The state file, for messages.
-    path: &'c Path,
-    /// The keys written that the old state does not know: a key is written once.
+    /// Whether the pages are recorded for the new state.
+    record: bool,
+    /// The keys recorded that the old state does not know: a key is recorded once.
     added: HashSet<Box<str>>,
     /// To read a page whose digest the caller did not make.
     scanner: Scanner,
@@ -230,9 +207,10 @@ impl Churn {
 }
 
 impl<'c> Dater<'c> {
+    /// `found` is the state of the last run, with --state.
     pub fn new(
         settings: &'c Settings,
-        base: &'c BaseUrl,
+        found: Option<&Found>,
         report: &mut Report,
     ) -> Result<Dater<'c>> {
         let git = match settings.mode.uses_git() {
@@ -251,79 +229,7 @@ impl<'c> Dater<'c> {
             }
             false => None,
         };
-        let frozen = match &settings.state {
-            None => None,
-            Some(state_settings) => {
-                let StateSettings {
-                    path,
-                    digest: rules,
-                    write,
-                    changes,
-                    ..
-                } = state_settings;
-                let origin::Found {
-                    state: old,
-                    adopted,
-                } = origin::load(state_settings, base, report)?;
-                if state_settings.url.is_some() && *write && !state_settings.in_dir {
-                    report.warn(
-                        Warning::Run,
-                        format!(
-                            "the state file {} is outside DIR, so the deploy does not publish \
-                             it at --state-url: the next run would read an older state and \
-                             re-date what changed since",
-                            path.display()
-                        ),
-                        "writing it anyway (put it in DIR, or publish it at --state-url yourself)",
-                    )?;
-                }
-                if !old.comparable && !adopted {
-                    report.warn(
-                        Warning::Run,
-                        "the digest rules (--digest, --digest-region, --digest-ignore) differ from \
-                         those the state was written with",
-                        "digests are made anew and every recorded date is kept",
-                    )?;
-                }
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |since| since.as_nanos() as i128);
-                let (new, changes) = match write {
-                    true => (
-                        Some(new_state(path, rules)?),
-                        match changes {
-                            Some(path) => Some((new_changes(path)?, path.as_path())),
-                            None => None,
-                        },
-                    ),
-                    false => (None, None),
-                };
-                let mut aliases = HashMap::new();
-                if adopted {
-                    for (key, _) in old.records() {
-                        aliases
-                            .entry(html::url_substance(key).to_string())
-                            .and_modify(|alias| *alias = None)
-                            .or_insert_with(|| Some(key.to_string()));
-                    }
-                }
-                Some(Frozen {
-                    settled_before: now - SETTLING as i128,
-                    rules,
-                    old: Arc::new(old),
-                    adopted,
-                    aliases,
-                    new,
-                    changes,
-                    base,
-                    path,
-                    added: HashSet::new(),
-                    scanner: Scanner::default(),
-                    churn: Churn::default(),
-                    restless: Vec::new(),
-                })
-            }
-        };
+        let frozen = settings.state.as_ref().zip(found).map(Frozen::new);
         Ok(Dater {
             mode: &settings.mode,
             clamp: settings.source_date_epoch,
@@ -342,9 +248,9 @@ impl<'c> Dater<'c> {
         )
     }
 
-    /// The lastmod of `page`, listed as `url`; `read` is the page's digest and the
-    /// fingerprint of its bytes if the caller has read it; `declared` the date the page
-    /// declares, if dates come from the pages.
+    /// The lastmod of `page`, listed as `url`, and what --state records of it; `read` is
+    /// the page's digest and the fingerprint of its bytes if the caller has read it;
+    /// `declared` the date the page declares, if dates come from the pages.
     pub fn date(
         &mut self,
         page: &Page,
@@ -352,7 +258,7 @@ impl<'c> Dater<'c> {
         read: Option<(blake3::Hash, Option<Fingerprint>)>,
         declared: Option<String>,
         report: &mut Report,
-    ) -> Result<Option<String>> {
+    ) -> Result<(Option<String>, Option<Recorded>)> {
         let Dater {
             mode,
             clamp,
@@ -363,7 +269,7 @@ impl<'c> Dater<'c> {
         let mut fresh =
             |report: &mut Report| fresh_date(mode, declared, *clamp, git.as_mut(), page, report);
         match frozen {
-            None => fresh(report),
+            None => Ok((fresh(report)?, None)),
             Some(frozen) => frozen.date(page, url, read, declared, report, fresh),
         }
     }
@@ -399,37 +305,6 @@ impl<'c> Dater<'c> {
         frozen.churn.removed = frozen.old.untaken() as u64;
         Some(frozen.churn.clone())
     }
-
-    /// The files --state writes beside the sitemap, complete and not yet published, each
-    /// with its path: the new state, then the changes. None without --state or when the run
-    /// does not write them.
-    pub fn into_files(self) -> Result<Vec<(Written<Beside>, PathBuf)>> {
-        let Some(Frozen {
-            new: Some(new),
-            changes,
-            path,
-            old,
-            base,
-            ..
-        }) = self.frozen
-        else {
-            return Ok(Vec::new());
-        };
-        let context = || format!("cannot write state file {}", path.display());
-        let sink = new.finish().with_context(context)?;
-        let mut files = vec![(sink.finish().with_context(context)?, path.to_path_buf())];
-        if let Some((mut changes, changes_path)) = changes {
-            let context = || format!("cannot write the changes file {}", changes_path.display());
-            for key in old.untaken_keys() {
-                changes
-                    .change(Kind::Removed, &base.join(&key))
-                    .with_context(context)?;
-            }
-            let written = changes.finish().finish().with_context(context)?;
-            files.push((written, changes_path.to_path_buf()));
-        }
-        Ok(files)
-    }
 }
 
 /// Which pages `Dater::date` will need the digest of: with --state, those new or whose
@@ -457,6 +332,15 @@ impl<'c> Digests<'c> {
     }
 }
 
+/// What --state records of a dated page, for the new state and the changes file.
+pub struct Recorded {
+    /// Added or re-dated; None for a page that kept its date.
+    pub change: Option<Kind>,
+    /// The page's record under its key; None when a page before it had the key, as a
+    /// state holds a key once.
+    pub record: Option<(String, Record)>,
+}
+
 /// How a page is listed.
 pub struct Listed<'a> {
     /// The URL path its file maps to, under the base URL: the state knows the page by it.
@@ -466,7 +350,34 @@ pub struct Listed<'a> {
     pub loc: &'a str,
 }
 
-impl Frozen<'_> {
+impl<'c> Frozen<'c> {
+    fn new((settings, found): (&'c StateSettings, &Found)) -> Frozen<'c> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_nanos() as i128);
+        let mut aliases = HashMap::new();
+        if found.adopted {
+            for (key, _) in found.state.records() {
+                aliases
+                    .entry(html::url_substance(key).to_string())
+                    .and_modify(|alias| *alias = None)
+                    .or_insert_with(|| Some(key.to_string()));
+            }
+        }
+        Frozen {
+            settled_before: now - SETTLING as i128,
+            rules: &settings.digest,
+            old: Arc::clone(&found.state),
+            adopted: found.adopted,
+            aliases,
+            record: settings.record,
+            added: HashSet::new(),
+            scanner: Scanner::default(),
+            churn: Churn::default(),
+            restless: Vec::new(),
+        }
+    }
+
     fn date(
         &mut self,
         page: &Page,
@@ -475,7 +386,7 @@ impl Frozen<'_> {
         declared: Option<&str>,
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
-    ) -> Result<Option<String>> {
+    ) -> Result<(Option<String>, Option<Recorded>)> {
         let key = url.key;
         // What no page takes of `old` are the removed pages. A published sitemap knows a
         // page by the URL it listed.
@@ -546,14 +457,9 @@ impl Frozen<'_> {
         if streak >= RESTLESS {
             self.restless.push(url.loc.to_string());
         }
-        if let (Some(kind), Some((changes, path))) = (change, &mut self.changes) {
-            changes
-                .change(kind, url.loc)
-                .with_context(|| format!("cannot write the changes file {}", path.display()))?;
+        if !self.record {
+            return Ok((lastmod, None));
         }
-        let Some(new) = &mut self.new else {
-            return Ok(lastmod);
-        };
         // Two listed pages with one key (a/index.html in the form its canonical URL
         // declares, a/index.htm as a/): the first is recorded, as a state holds a key once.
         let repeated = again || (!known && !self.added.insert(key.into()));
@@ -566,28 +472,13 @@ impl Frozen<'_> {
             streak,
             fingerprint,
         };
-        if !repeated {
-            new.record(key, &record)
-                .with_context(|| format!("cannot write state file {}", self.path.display()))?;
-        }
-        Ok(record.lastmod)
+        let lastmod = record.lastmod.clone();
+        let recorded = Recorded {
+            change,
+            record: (!repeated).then(|| (key.to_string(), record)),
+        };
+        Ok((lastmod, Some(recorded)))
     }
-}
-
-/// A new state being written beside the state file at `path`.
-fn new_state(path: &Path, rules: &DigestRules) -> Result<state::Writer<Sink<Beside>>> {
-    let context = || format!("cannot write state file {}", path.display());
-    // A state published with the site is compressed (as any state named .gz).
-    let gzip = path.as_os_str().as_encoded_bytes().ends_with(b".gz");
-    let sink = Sink::new(Beside::of(path).with_context(context)?, gzip);
-    state::Writer::new(sink, rules).with_context(context)
-}
-
-/// The changes being written beside their file at `path`.
-fn new_changes(path: &Path) -> Result<changes::Writer<Sink<Beside>>> {
-    let context = || format!("cannot write the changes file {}", path.display());
-    let sink = Sink::new(Beside::of(path).with_context(context)?, false);
-    Ok(changes::Writer::new(sink))
 }
 
 /// The date `mode` gives a page that is new or changed; `declared`, the date it declares.

@@ -1,0 +1,91 @@
+//! The new state and the changes file of `--state`, written as the pages are decided, each
+//! beside its file, and published with the sitemap.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+use crate::atomic::{Beside, Sink, Written};
+use crate::changes::{self, Kind};
+use crate::decide::lastmod::Recorded;
+use crate::state::{self, OldState};
+use crate::url::BaseUrl;
+
+/// The new state and the changes, being written.
+pub struct NewState {
+    state: state::Writer<Sink<Beside>>,
+    path: PathBuf,
+    changes: Option<(changes::Writer<Sink<Beside>>, PathBuf)>,
+    /// The state of the last run: what no page took of it are the removed pages.
+    old: Arc<OldState>,
+}
+
+impl NewState {
+    /// The new state, and the changes under --changes; None when the run writes no state.
+    pub fn start(settings: &state::Settings, old: &Arc<OldState>) -> Result<Option<NewState>> {
+        if !settings.write {
+            return Ok(None);
+        }
+        let path = &settings.path;
+        let context = || format!("cannot write state file {}", path.display());
+        // A state published with the site is compressed (as any state named .gz).
+        let gzip = path.as_os_str().as_encoded_bytes().ends_with(b".gz");
+        let sink = Sink::new(Beside::of(path).with_context(context)?, gzip);
+        let state = state::Writer::new(sink, &settings.rules).with_context(context)?;
+        let changes = match &settings.changes {
+            Some(path) => {
+                let context = || format!("cannot write the changes file {}", path.display());
+                let sink = Sink::new(Beside::of(path).with_context(context)?, false);
+                Some((changes::Writer::new(sink), path.clone()))
+            }
+            None => None,
+        };
+        Ok(Some(NewState {
+            state,
+            path: path.clone(),
+            changes,
+            old: Arc::clone(old),
+        }))
+    }
+
+    /// Writes what --state recorded of the page listed at `loc`.
+    pub fn record(&mut self, recorded: &Recorded, loc: &str) -> Result<()> {
+        if let (Some(kind), Some((changes, path))) = (recorded.change, &mut self.changes) {
+            changes
+                .change(kind, loc)
+                .with_context(|| format!("cannot write the changes file {}", path.display()))?;
+        }
+        if let Some((key, record)) = &recorded.record {
+            self.state
+                .record(key, record)
+                .with_context(|| format!("cannot write state file {}", self.path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The new state, then the changes with the removed pages' URLs under `base` last,
+    /// complete and not yet published, each with its path.
+    pub fn finish(self, base: &BaseUrl) -> Result<Vec<(Written<Beside>, PathBuf)>> {
+        let NewState {
+            state,
+            path,
+            changes,
+            old,
+        } = self;
+        let context = || format!("cannot write state file {}", path.display());
+        let sink = state.finish().with_context(context)?;
+        let mut files = vec![(sink.finish().with_context(context)?, path.clone())];
+        if let Some((mut changes, changes_path)) = changes {
+            let context = || format!("cannot write the changes file {}", changes_path.display());
+            for key in old.untaken_keys() {
+                changes
+                    .change(Kind::Removed, &base.join(&key))
+                    .with_context(context)?;
+            }
+            let written = changes.finish().finish().with_context(context)?;
+            files.push((written, changes_path.clone()));
+        }
+        Ok(files)
+    }
+}
