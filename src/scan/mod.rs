@@ -23,6 +23,8 @@ use head::{HEAD_CAP, Head};
 use images::{ImageWant, Images, PageImages};
 use page::PageReader;
 
+use crate::state::{Fingerprint, Known};
+
 /// Bytes html5gum reads at a time from a page too large to be read whole.
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -51,25 +53,11 @@ pub struct Want<'r> {
     pub known: Option<Known>,
 }
 
-/// The first 60 bits of the BLAKE3 hash of a page's bytes: the same bytes give the same
-/// digest, by definition, so a page that a rebuild rewrote byte for byte need not be
-/// tokenized again for it (hashing runs at several GB/s, tokenizing at a tenth of that).
-/// 60 bits keep the state small (8 bytes a page in memory; 15 hex digits and a space, 16
-/// bytes, in the file); a changed page keeps its old fingerprint with a chance of 2^-60.
-pub type Fingerprint = u64;
-
 fn fingerprint(bytes: &[u8]) -> Fingerprint {
     let hash = blake3::hash(bytes);
     let mut first = [0; 8];
     first.copy_from_slice(&hash.as_bytes()[..8]);
     u64::from_le_bytes(first) >> 4
-}
-
-/// What an earlier run recorded of a page.
-#[derive(Debug, Clone, Copy)]
-pub struct Known {
-    pub fingerprint: Fingerprint,
-    pub digest: blake3::Hash,
 }
 
 impl Want<'_> {

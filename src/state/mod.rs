@@ -16,8 +16,8 @@ use anyhow::Result;
 
 use crate::report::{Report, Warning};
 use crate::url::BaseUrl;
-pub use file::{Record, Stamp, Writer, parse, read};
-pub use old::{OldState, Take};
+pub use file::{Fingerprint, Record, Stamp, Writer, parse, read};
+pub use old::{Known, OldState, Take};
 
 /// `--state` and what goes with it.
 #[derive(Debug)]

@@ -8,8 +8,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Result, bail};
 use hashbrown::HashTable;
 
-use super::file::{Parsed, Record, Stamp};
-use crate::scan::{Fingerprint, Known};
+use super::file::{Fingerprint, Parsed, Record, Stamp};
+
+/// What an earlier run recorded of a page.
+#[derive(Debug, Clone, Copy)]
+pub struct Known {
+    pub fingerprint: Fingerprint,
+    pub digest: blake3::Hash,
+}
 
 /// The state read at the start of a run, compact (a first run at a million URLs keeps it
 /// in memory with the pages' dates being made): its records sorted by a hash of their key,
