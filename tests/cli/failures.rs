@@ -757,7 +757,8 @@ fn an_unreadable_directory_stops_the_walk_in_its_place_on_any_number_of_threads(
         "{said}"
     );
     assert!(!said.contains("c/18/"), "{said}");
-    assert!(!said.contains("d/"), "{said}");
+    // " d/": the site's temp path may end in a d.
+    assert!(!said.contains(" d/"), "{said}");
     for (jobs, run) in ["2", "16"].iter().zip(&runs[1..]) {
         assert!(
             run == &runs[0],
