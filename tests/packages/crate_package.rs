@@ -1,5 +1,5 @@
-//! The crate as `cargo publish` would upload it: the code, not the fixtures, the fuzz crate
-//! or the other ecosystems' packaging.
+//! The crate as `cargo publish` would upload it: the code, not the fixtures, the fuzz crate,
+//! the other ecosystems' packaging or the test generators' lock file.
 
 use std::env;
 use std::process::Command;
@@ -34,6 +34,7 @@ fn packaged_crate_leaves_out_fixtures_fuzz_and_the_other_packages() {
         ".github/",
         ".ci/",
         "pyproject.toml",
+        "tests/packages/sites/",
     ] {
         assert!(
             !files.iter().any(|file| file.starts_with(left_out)),
