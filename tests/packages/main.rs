@@ -18,6 +18,7 @@ mod action;
 mod built;
 mod crate_package;
 mod npm;
+mod npm_plugins;
 mod plugins;
 mod version;
 mod wheel;

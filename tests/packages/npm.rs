@@ -19,8 +19,8 @@ use crate::harness::{BASE, Site};
 use crate::validate;
 
 /// A folder where the packed packages were installed, as a user's project.
-struct Project {
-    dir: TempDir,
+pub struct Project {
+    pub dir: TempDir,
     npx: PathBuf,
 }
 
@@ -61,7 +61,7 @@ fn pack(npm: &Path, name: &str, binary: Option<&Path>, into: &Path) -> PathBuf {
 
 /// A fresh project with these tarballs installed: `--offline`, no install scripts, and a
 /// registry nothing listens on, so nothing can come from the network.
-fn install(npm: &Path, npx: PathBuf, tarballs: &[PathBuf]) -> Project {
+pub fn install(npm: &Path, npx: PathBuf, tarballs: &[PathBuf]) -> Project {
     let dir = tempfile::Builder::new()
         .prefix("sitemapgen-npm-")
         .tempdir()
@@ -86,16 +86,16 @@ fn install(npm: &Path, npx: PathBuf, tarballs: &[PathBuf]) -> Project {
     Project { dir, npx }
 }
 
-struct Packed {
+pub struct Packed {
     /// Holds the tarballs.
     _dir: TempDir,
-    main: PathBuf,
-    linux_x64: PathBuf,
-    npm: PathBuf,
-    npx: PathBuf,
+    pub main: PathBuf,
+    pub linux_x64: PathBuf,
+    pub npm: PathBuf,
+    pub npx: PathBuf,
 }
 
-fn packed() -> Option<&'static Packed> {
+pub fn packed() -> Option<&'static Packed> {
     static PACKED: OnceLock<Option<Packed>> = OnceLock::new();
     PACKED
         .get_or_init(|| {
@@ -368,19 +368,14 @@ fn astro_and_docusaurus_hooks_write_the_cli_sitemap_from_the_site_config() {
         );
     }
 
-    // No site URL: the build fails, naming the key to set.
-    for (generator, key) in [
-        ("astro", "site is not set"),
-        ("docusaurus", "url is not set"),
-    ] {
-        let site = Site::with_pages(&pages);
-        let done = plugin_hooks(generator, "{}", &site);
-        assert!(!done.status.success());
-        let stderr = String::from_utf8_lossy(&done.stderr);
-        assert!(
-            stderr.contains(&format!("sitemapgen: error: {key}")),
-            "{stderr}"
-        );
-        assert!(!site.sitemap_path().exists());
-    }
+    // No site URL: the build fails, naming the key to set (Docusaurus refuses it itself).
+    let site = Site::with_pages(&pages);
+    let done = plugin_hooks("astro", "{}", &site);
+    assert!(!done.status.success());
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains("sitemapgen: error: site is not set"),
+        "{stderr}"
+    );
+    assert!(!site.sitemap_path().exists());
 }

@@ -60,7 +60,7 @@ fn python(venv: &Path, dir: &Path, args: &[&str]) -> Output {
 }
 
 #[track_caller]
-fn succeeded(output: &Output) -> String {
+pub fn succeeded(output: &Output) -> String {
     let log = format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),
@@ -71,7 +71,7 @@ fn succeeded(output: &Output) -> String {
 }
 
 /// Publishes the built site as a deploy would: the live site is now this build.
-fn deploy(site: &Site, live: &Path) {
+pub fn deploy(site: &Site, live: &Path) {
     if live.exists() {
         fs::remove_dir_all(live).unwrap();
     }

@@ -10,12 +10,7 @@ import { flags, runSitemapgen, stateFlags } from "./run.js";
  * `intro.html` for it (and `--clean-urls`), `true` needs no flag.
  */
 export function docusaurusFlags(siteConfig, outDir, options = {}) {
-  if (!siteConfig.url) {
-    throw new Error(
-      "sitemapgen: error: url is not set in docusaurus.config.js, and the sitemap needs the " +
-        "site's public URL\nhint: set `url: \"https://example.com\"` (and `baseUrl`)",
-    );
-  }
+  // Docusaurus itself refuses a config without a valid `url`, naming it, before the build.
   const base = new URL(siteConfig.baseUrl ?? "/", siteConfig.url).href;
   const args = ["--base-url", base];
   if (siteConfig.trailingSlash !== true) {
@@ -44,7 +39,9 @@ export default function sitemapgen(context, options = {}) {
   return {
     name: "sitemapgen",
     async postBuild({ siteConfig, outDir }) {
-      runSitemapgen(docusaurusFlags(siteConfig, outDir, options), log);
+      // Docusaurus's outDir ends with a slash, which would double in the state's path.
+      const dir = outDir.replace(/\/$/, "");
+      runSitemapgen(docusaurusFlags(siteConfig, dir, options), log);
     },
   };
 }

@@ -1,0 +1,294 @@
+//! The Astro integration and the Docusaurus plugin of the packed npm package, run by the real
+//! generators (pinned by tests/packages/sites/package-lock.json, which .ci/run installs): a
+//! small site built twice as CI builds it, on a fresh machine each time, its state read back
+//! from the deployed site (a server on the loopback address).
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::built::tool;
+use crate::harness::Site;
+use crate::npm::{Project, install, packed};
+use crate::plugins::{cli_sitemap, deploy, succeeded};
+use crate::serve::Server;
+use crate::validate::{self, locs};
+
+/// A fresh project with the packed package installed offline, which also sees every package
+/// of the generators' folder (a link each in its node_modules): no network at test time.
+/// The generator's CLI script, by its path in the project, and the project; None where a
+/// tool is missing outside CI.
+fn project(generator: &str) -> Option<(PathBuf, Project)> {
+    let cli = tool(generator)?;
+    tool("node")?;
+    let packed = packed()?;
+    let project = install(
+        &packed.npm,
+        packed.npx.clone(),
+        &[packed.main.clone(), packed.linux_x64.clone()],
+    );
+    let theirs = cli
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .canonicalize()
+        .unwrap();
+    let ours = project.dir.path().join("node_modules");
+    for entry in fs::read_dir(&theirs).unwrap() {
+        let entry = entry.unwrap();
+        let link = ours.join(entry.file_name());
+        if !link.exists() {
+            symlink(entry.path(), link).unwrap();
+        }
+    }
+    let script = ours.join(cli.canonicalize().unwrap().strip_prefix(&theirs).unwrap());
+    Some((script, project))
+}
+
+/// Runs the generator's CLI SCRIPT with ARGS in DIR under node, with Node's options OPTIONS:
+/// its output, stdout and stderr together.
+fn build(script: &Path, options: &str, dir: &Path, args: &[&str]) -> (Output, String) {
+    let output = Command::new("node")
+        .arg(script)
+        .args(args)
+        .current_dir(dir)
+        .env("NODE_OPTIONS", options)
+        .env("ASTRO_TELEMETRY_DISABLED", "1")
+        .env_remove("SITEMAPGEN_BINARY")
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output, log)
+}
+
+/// The sorted `loc`s of the site's sitemap, each after BASE, which it is validated against.
+fn listed(site: &Site, base: &str) -> Vec<String> {
+    let urls = validate::sitemap(&site.sitemap_path(), base);
+    let mut listed: Vec<String> = locs(&urls)
+        .iter()
+        .map(|url| url.strip_prefix(base).unwrap().to_owned())
+        .collect();
+    listed.sort_unstable();
+    listed
+}
+
+#[test]
+fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
+    let Some((astro, project)) = project("astro") else {
+        return;
+    };
+    let site = Site::empty();
+    let live = site.outside().join("live");
+    fs::create_dir(&live).unwrap();
+    let server = Server::files(live.clone());
+    let origin = server.url("");
+    let dir = project.dir.path().join("astro");
+    // Starlight with a French locale (fr/about and fr/guides/install fall back to English),
+    // and a plain Astro page, which declares no canonical URL.
+    for (file, text) in [
+        (
+            "src/content/docs/index.md",
+            "---\ntitle: Home\n---\nWelcome.\n",
+        ),
+        (
+            "src/content/docs/about.md",
+            "---\ntitle: About\n---\nWho we are.\n",
+        ),
+        (
+            "src/content/docs/guides/install.md",
+            "---\ntitle: Install\n---\nThe steps.\n",
+        ),
+        (
+            "src/content/docs/fr/index.md",
+            "---\ntitle: Accueil\n---\nBienvenue.\n",
+        ),
+        (
+            "src/pages/plain.astro",
+            "<html><head><title>Plain</title></head><body><p>Plain.</p></body></html>\n",
+        ),
+        (
+            "src/content.config.ts",
+            "import { defineCollection } from 'astro:content';\n\
+             import { docsLoader } from '@astrojs/starlight/loaders';\n\
+             import { docsSchema } from '@astrojs/starlight/schema';\n\
+             export const collections = {\n  \
+               docs: defineCollection({ loader: docsLoader(), schema: docsSchema() }),\n};\n",
+        ),
+    ] {
+        let path = dir.join(file);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    // Astro reads a file whose real path has only `/` in common with the project's as one
+    // inside the project (/opt/x as <project>/opt/x): node and Vite keep the links' paths,
+    // so the packages sit inside the project, as in a user's.
+    let astro_build = |args: &[&str]| {
+        build(
+            &astro,
+            "--preserve-symlinks --preserve-symlinks-main",
+            &dir,
+            args,
+        )
+    };
+    let config = |site_config: &str| {
+        let text = format!(
+            "import {{ defineConfig }} from 'astro/config';\n\
+             import starlight from '@astrojs/starlight';\n\
+             import sitemapgen from 'sitemapgen-cli/astro';\n\
+             export default defineConfig({{\n  {site_config}\n  outDir: {:?},\n  \
+               vite: {{ resolve: {{ preserveSymlinks: true }} }},\n  \
+               integrations: [\n    starlight({{ title: 'Demo', locales: {{ root: {{ label: 'English', \
+               lang: 'en' }}, fr: {{ label: 'Français' }} }} }}),\n    sitemapgen(),\n  ],\n}});\n",
+            site.root.display().to_string()
+        );
+        fs::write(dir.join("astro.config.mjs"), text).unwrap();
+    };
+
+    // `site` and `base`, trailingSlash "ignore" (the default): no flag.
+    config(&format!("site: '{origin}/', base: '/docs',"));
+    let base = format!("{origin}/docs/");
+    let (output, log) = astro_build(&["build"]);
+    succeeded(&output);
+    assert!(
+        log.contains("since the state: 7 added, 0 removed, 0 re-dated"),
+        "{log}"
+    );
+    let pages = [
+        "",
+        "about/",
+        "fr/",
+        "fr/about/",
+        "fr/guides/install/",
+        "guides/install/",
+        "plain/",
+    ];
+    assert_eq!(listed(&site, &base), pages);
+    let built = fs::read(site.sitemap_path()).unwrap();
+    assert!(
+        built == cli_sitemap(&site, &base, &[]),
+        "the CLI writes another"
+    );
+
+    // The next CI job: a fresh output folder; the state comes from the live site.
+    deploy(&site, &live.join("docs"));
+    fs::remove_dir_all(&site.root).unwrap();
+    let (output, log) = astro_build(&["build"]);
+    succeeded(&output);
+    assert!(
+        log.contains("since the state: 0 added, 0 removed, 0 re-dated, 7 kept"),
+        "{log}"
+    );
+    assert!(fs::read(site.sitemap_path()).unwrap() == built);
+
+    // trailingSlash "never" with pages as files: `--no-trailing-slash --clean-urls`, which
+    // list the plain page as /plain; Starlight's pages declare their .html URLs.
+    config(&format!(
+        "site: '{origin}', trailingSlash: 'never', build: {{ format: 'file' }},"
+    ));
+    let base = format!("{origin}/");
+    let (output, _) = astro_build(&["build"]);
+    succeeded(&output);
+    let pages = [
+        "",
+        "about.html",
+        "fr.html",
+        "fr/about.html",
+        "fr/guides/install.html",
+        "guides/install.html",
+        "plain",
+    ];
+    assert_eq!(listed(&site, &base), pages);
+    assert!(
+        fs::read(site.sitemap_path()).unwrap()
+            == cli_sitemap(&site, &base, &["--no-trailing-slash", "--clean-urls"]),
+        "the CLI writes another"
+    );
+
+    // No `site`: the build fails, naming the key to set.
+    config("");
+    fs::remove_dir_all(&site.root).unwrap();
+    let (output, log) = astro_build(&["build"]);
+    assert!(!output.status.success(), "{log}");
+    assert!(
+        log.contains("sitemapgen: error: site is not set in astro.config.mjs"),
+        "{log}"
+    );
+    assert!(!site.sitemap_path().exists());
+}
+
+#[test]
+fn docusaurus_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
+    let Some((docusaurus, project)) = project("docusaurus") else {
+        return;
+    };
+    let site = Site::empty();
+    let live = site.outside().join("live");
+    fs::create_dir(&live).unwrap();
+    let server = Server::files(live.clone());
+    let origin = server.url("");
+    let dir = project.dir.path().join("docusaurus");
+    for (file, text) in [
+        ("src/pages/index.md", "# Home\n\nWelcome.\n"),
+        ("docs/intro.md", "# Intro\n\nStart here.\n"),
+        ("docs/install.md", "# Install\n\nThe steps.\n"),
+    ] {
+        let path = dir.join(file);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    let config = |url: &str| {
+        let text = format!(
+            "export default {{\n  title: 'Demo',\n  {url}\n  baseUrl: '/docs/',\n  \
+               presets: [['classic', {{ blog: false, sitemap: false }}]],\n  \
+               plugins: ['sitemapgen-cli/docusaurus'],\n}};\n"
+        );
+        fs::write(dir.join("docusaurus.config.js"), text).unwrap();
+    };
+    let out = site.root.to_str().unwrap();
+    let args = ["build", "--out-dir", out];
+
+    // `url` and `baseUrl`, trailingSlash unset: `--no-trailing-slash`.
+    config(&format!("url: '{origin}',"));
+    let base = format!("{origin}/docs/");
+    let (output, log) = build(&docusaurus, "", &dir, &args);
+    succeeded(&output);
+    assert!(
+        log.contains(&format!("no state file {out}/sitemap.state.gz\n")),
+        "{log}"
+    );
+    assert!(
+        log.contains("since the state: 3 added, 0 removed, 0 re-dated"),
+        "{log}"
+    );
+    assert_eq!(listed(&site, &base), ["", "docs/install", "docs/intro"]);
+    let built = fs::read(site.sitemap_path()).unwrap();
+    assert!(
+        built == cli_sitemap(&site, &base, &["--no-trailing-slash"]),
+        "the CLI writes another"
+    );
+
+    // The next CI job: Docusaurus empties the output folder; the state comes from the live
+    // site.
+    deploy(&site, &live.join("docs"));
+    let (output, log) = build(&docusaurus, "", &dir, &args);
+    succeeded(&output);
+    assert!(
+        log.contains("since the state: 0 added, 0 removed, 0 re-dated, 3 kept"),
+        "{log}"
+    );
+    assert!(fs::read(site.sitemap_path()).unwrap() == built);
+
+    // No `url`: Docusaurus's own check fails the build, naming it, before any page is built.
+    config("");
+    fs::remove_dir_all(&site.root).unwrap();
+    let (output, log) = build(&docusaurus, "", &dir, &args);
+    assert!(!output.status.success(), "{log}");
+    assert!(log.contains("\"url\" is required"), "{log}");
+    assert!(!site.sitemap_path().exists());
+}
