@@ -13,12 +13,19 @@ use time::format_description::well_known::Rfc2822;
 use url::Url;
 
 use crate::input::{Capped, Deadline, size};
+use crate::report::Report;
 
 /// Redirects followed on one origin before giving up.
 const MAX_REDIRECTS: usize = 5;
 
 /// How much of an answer's body a message shows.
 const EXCERPT: usize = 200;
+
+/// Tries of one request answered 429 or 5xx.
+const TRIES: u32 = 4;
+
+/// The longest wait a `Retry-After` may ask for.
+const MAX_WAIT: u64 = 60;
 
 pub struct Client {
     agent: ureq::Agent,
@@ -153,6 +160,33 @@ impl Client {
             retry_after: None,
             excerpt: String::new(),
         }))
+    }
+}
+
+/// Sends a request with `send`, again after a 429 or 5xx (waiting as asked, or longer each
+/// time), at most `TRIES` times; `what` names the server in the notes.
+pub fn retrying(
+    what: &str,
+    report: &Report,
+    mut send: impl FnMut() -> Result<Answer>,
+) -> Result<Answer> {
+    let mut try_number = 1;
+    loop {
+        let answer = send()?;
+        let busy = answer.status == 429 || answer.status >= 500;
+        if !busy || try_number == TRIES {
+            return Ok(answer);
+        }
+        let wait = answer
+            .retry_after
+            .unwrap_or(1 << (try_number - 1))
+            .min(MAX_WAIT);
+        report.note(format!(
+            "{what} answered {}: trying again in {wait} s",
+            answer.status
+        ));
+        std::thread::sleep(Duration::from_secs(wait));
+        try_number += 1;
     }
 }
 

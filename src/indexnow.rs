@@ -6,7 +6,7 @@
 //! A receipt beside the changes file (`FILE.submitted`) records how many of its URLs were
 //! accepted, and which file that was (its digest, device, inode and ctime): a second
 //! submission of the same changes sends nothing, and one after a failure sends only the
-//! batches not yet accepted. 429 and 5xx answers are retried a few times; any other answer
+//! batches not yet accepted. 429 and 5xx answers are retried a few times (`http::retrying`); any other answer
 //! that is not 2xx stops the submission with its status and the start of its body.
 
 use std::fmt;
@@ -20,7 +20,7 @@ use url::Url;
 
 use crate::atomic::{Beside, Sink};
 use crate::changes;
-use crate::http::{Answer, Client};
+use crate::http::{self, Client};
 use crate::outputs::claim::RECEIPT_HEADER;
 use crate::report::{Report, Verbosity, count};
 use crate::url::BaseUrl;
@@ -30,12 +30,6 @@ pub const DEFAULT_ENDPOINT: &str = "https://api.indexnow.org/indexnow";
 
 /// URLs in one submission: the protocol's limit.
 const BATCH: usize = 10_000;
-
-/// Tries of one batch answered 429 or 5xx.
-const TRIES: u32 = 4;
-
-/// The longest wait a `Retry-After` may ask for.
-const MAX_WAIT: u64 = 60;
 
 /// An IndexNow key: 8 to 128 letters, digits and dashes. Never shown in messages (nor by
 /// `Debug`): it stays a secret until the site that holds its key file is deployed. Once read,
@@ -124,12 +118,11 @@ pub fn submit(settings: &Settings) -> Result<()> {
             "keyLocation": key_location,
             "urlList": batch,
         });
-        let answer = post(
-            &client,
-            &settings.endpoint,
-            json.to_string().as_bytes(),
-            report,
-        )?;
+        let json = json.to_string();
+        let what = format!("IndexNow {}", settings.endpoint);
+        let answer = http::retrying(&what, report, || {
+            client.post_json(&settings.endpoint, json.as_bytes())
+        })?;
         if !(200..300).contains(&answer.status) {
             let body = match answer.excerpt.as_str() {
                 "" => String::new(),
@@ -171,29 +164,6 @@ fn thousands_of(sent: usize, total: usize) -> String {
         crate::report::thousands(sent as u64),
         count(total as u64, "URL")
     )
-}
-
-/// Posts one batch, again after a 429 or 5xx (waiting as asked, or longer each time), at
-/// most `TRIES` times.
-fn post(client: &Client, endpoint: &Url, json: &[u8], report: &mut Report) -> Result<Answer> {
-    let mut try_number = 1;
-    loop {
-        let answer = client.post_json(endpoint, json)?;
-        let busy = answer.status == 429 || answer.status >= 500;
-        if !busy || try_number == TRIES {
-            return Ok(answer);
-        }
-        let wait = answer
-            .retry_after
-            .unwrap_or(1 << (try_number - 1))
-            .min(MAX_WAIT);
-        report.note(format!(
-            "IndexNow {endpoint} answered {}: trying again in {wait} s",
-            answer.status
-        ));
-        std::thread::sleep(Duration::from_secs(wait));
-        try_number += 1;
-    }
 }
 
 /// What an IndexNow status means, as the protocol says.
