@@ -1,7 +1,8 @@
 //! HTTP, for what a run reads from the live site (the published state, the published
-//! sitemap) and what `--indexnow-submit` posts: ureq over rustls, the proxy from
-//! `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` with `NO_PROXY` honoured, a time limit on every
-//! request, redirects followed only on the same origin, bodies read within a limit.
+//! sitemap) and what `--indexnow-submit` and `--google-submit` send: ureq over rustls, the
+//! proxy from `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` with `NO_PROXY` honoured, a time limit
+//! on every request, redirects followed only on the same origin, bodies read within a
+//! limit.
 
 use std::fmt;
 use std::io::{self, Read};
@@ -20,6 +21,9 @@ const MAX_REDIRECTS: usize = 5;
 
 /// How much of an answer's body a message shows.
 const EXCERPT: usize = 200;
+
+/// How much of an answer's body is read when only a message shows it.
+pub const FOR_EXCERPT: u64 = EXCERPT as u64 * 4;
 
 /// Tries of one request answered 429 or 5xx.
 const TRIES: u32 = 4;
@@ -49,11 +53,13 @@ impl Read for Body {
     }
 }
 
-/// A POST's answer.
+/// A POST's or PUT's answer.
 pub struct Answer {
     pub status: u16,
     /// `Retry-After`, in seconds from now.
     pub retry_after: Option<u64>,
+    /// The body, as much of it as was asked for.
+    pub body: Vec<u8>,
     /// The start of the body, on one line, for messages.
     pub excerpt: String,
 }
@@ -136,10 +142,7 @@ impl Client {
                     at = next;
                 }
                 404 | 410 => return Ok(Got::Missing(status)),
-                _ => bail!(
-                    "{at} answered {}",
-                    answer(response).map_or_else(|| status.to_string(), |a| a.to_string())
-                ),
+                _ => bail!("{at} answered {}", answer(response, FOR_EXCERPT)),
             }
         }
         bail!("{url}: more than {MAX_REDIRECTS} redirects")
@@ -148,18 +151,31 @@ impl Client {
     /// POSTs `json` to `url`; any answer is returned, only a failure to get one is an
     /// error.
     pub fn post_json(&self, url: &Url, json: &[u8]) -> Result<Answer> {
+        self.post(url, "application/json; charset=utf-8", json, FOR_EXCERPT)
+    }
+
+    /// POSTs `body` of `content_type` to `url`, reading at most `limit` bytes of the answer;
+    /// any answer is returned, only a failure to get one is an error.
+    pub fn post(&self, url: &Url, content_type: &str, body: &[u8], limit: u64) -> Result<Answer> {
         let response = self
             .agent
             .post(url.as_str())
-            .content_type("application/json; charset=utf-8")
-            .send(json)
+            .content_type(content_type)
+            .send(body)
             .map_err(|err| anyhow!("cannot post to {url}: {err}"))?;
-        let status = response.status().as_u16();
-        Ok(answer(response).unwrap_or(Answer {
-            status,
-            retry_after: None,
-            excerpt: String::new(),
-        }))
+        Ok(answer(response, limit))
+    }
+
+    /// PUTs nothing at `url` with `authorization`, reading at most `limit` bytes of the
+    /// answer; any answer is returned, only a failure to get one is an error.
+    pub fn put_empty(&self, url: &Url, authorization: &str, limit: u64) -> Result<Answer> {
+        let response = self
+            .agent
+            .put(url.as_str())
+            .header("Authorization", authorization)
+            .send_empty()
+            .map_err(|err| anyhow!("cannot put to {url}: {err}"))?;
+        Ok(answer(response, limit))
     }
 }
 
@@ -203,23 +219,26 @@ fn retry_after(value: &str, now: OffsetDateTime) -> Option<u64> {
     Some(u64::try_from(wait).unwrap_or(0))
 }
 
-/// The status, `Retry-After` and the start of the body of `response` (None when the body
+/// The status, `Retry-After`, and the body of `response` up to `limit` bytes (none when it
 /// cannot be read).
-fn answer(response: ureq::http::Response<ureq::Body>) -> Option<Answer> {
+fn answer(response: ureq::http::Response<ureq::Body>, limit: u64) -> Answer {
     let status = response.status().as_u16();
     let retry_after = response
         .headers()
         .get("retry-after")
         .and_then(|value| value.to_str().ok())
         .and_then(|value| retry_after(value, OffsetDateTime::now_utc()));
-    let mut start = Vec::new();
-    response
+    let mut body = Vec::new();
+    if response
         .into_body()
         .into_reader()
-        .take(EXCERPT as u64 * 4)
-        .read_to_end(&mut start)
-        .ok()?;
-    let text = String::from_utf8_lossy(&start);
+        .take(limit)
+        .read_to_end(&mut body)
+        .is_err()
+    {
+        body.clear();
+    }
+    let text = String::from_utf8_lossy(&body[..body.len().min(FOR_EXCERPT as usize)]);
     let mut excerpt: String = text
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -231,11 +250,12 @@ fn answer(response: ureq::http::Response<ureq::Body>) -> Option<Answer> {
     if excerpt.chars().count() == EXCERPT {
         excerpt.push('…');
     }
-    Some(Answer {
+    Answer {
         status,
         retry_after,
+        body,
         excerpt,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub mod cli;
 pub mod decide;
 pub mod entry;
 pub mod error;
+pub mod google;
 mod html;
 mod http;
 pub mod indexnow;

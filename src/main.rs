@@ -17,6 +17,12 @@ fn main() -> ExitCode {
                 Err(err) => fail(&err, exit_code(&err)),
             };
         }
+        Ok(Request::GoogleSubmit(settings)) => {
+            return match sitemapgen::google::submit(&settings) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => fail(&err, exit_code(&err)),
+            };
+        }
         Ok(Request::Completions(shell)) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut cli::command(), "sitemapgen", &mut script);

@@ -212,8 +212,38 @@ pub struct Cli {
           value_parser = ours(|text| parse_http_url(text, "--indexnow-endpoint")))]
     pub indexnow_endpoint: url::Url,
 
-    /// Give up on an HTTP request (--state-url, --previous-sitemap, --indexnow-submit) after
-    /// SECONDS, and on reading --previous-sitemap as a whole (index and shards)
+    /// Submit the sitemap (the index when split: the file -o names, or DIR/sitemap.xml) to
+    /// Google Search Console, after the deploy, instead of writing one (needs --base-url, DIR
+    /// and a service account's key)
+    #[arg(long, conflicts_with = "indexnow_submit")]
+    pub google_submit: bool,
+
+    /// The JSON key of the service account --google-submit signs in as is in the environment
+    /// variable NAME (never shown)
+    #[arg(long, value_name = "NAME", conflicts_with = "google_key_file")]
+    pub google_key_env: Option<String>,
+
+    /// The service account's JSON key is in FILE (as --google-key-env)
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub google_key_file: Option<PathBuf>,
+
+    /// The Search Console property to submit to: a URL prefix (https://example.com/) or a
+    /// Domain property (sc-domain:example.com) [default: the base URL]
+    #[arg(long, value_name = "PROPERTY",
+          value_parser = ours(|text| crate::google::Property::parse(text)
+              .map_err(|err| anyhow::anyhow!("--google-property {err}"))))]
+    pub google_property: Option<crate::google::Property>,
+
+    /// The Search Console API --google-submit calls (https, or http on the loopback address);
+    /// the access token comes from the key's token_uri
+    #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
+          default_value = crate::google::DEFAULT_ENDPOINT,
+          value_parser = ours(|text| parse_http_url(text, "--google-endpoint")))]
+    pub google_endpoint: url::Url,
+
+    /// Give up on an HTTP request (--state-url, --previous-sitemap, --indexnow-submit,
+    /// --google-submit) after SECONDS, and on reading --previous-sitemap as a whole (index
+    /// and shards)
     #[arg(long, value_name = "SECONDS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub http_timeout: u64,

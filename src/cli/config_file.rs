@@ -26,6 +26,7 @@ const COMMAND_LINE_ONLY: &[&str] = &[
     "no-config",
     "completions",
     "indexnow-submit",
+    "google-submit",
     "help",
     "version",
 ];

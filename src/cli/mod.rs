@@ -22,6 +22,8 @@ pub enum Request {
     Run(Box<run::Settings>),
     /// `--indexnow-submit`.
     Submit(Box<crate::indexnow::Settings>),
+    /// `--google-submit`.
+    GoogleSubmit(Box<crate::google::Settings>),
 }
 
 /// Reads a command line (program name first), with the config file's settings merged under
@@ -38,6 +40,10 @@ pub fn request(args: Vec<OsString>) -> Result<Request> {
         Some(given) => given.blame(err),
         None => err,
     };
+    if cli.google_submit {
+        let settings = settings::google_settings(cli).map_err(blame)?;
+        return Ok(Request::GoogleSubmit(Box::new(settings)));
+    }
     if cli.indexnow_submit {
         let settings = settings::submit_settings(cli).map_err(blame)?;
         return Ok(Request::Submit(Box::new(settings)));

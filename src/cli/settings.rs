@@ -21,7 +21,7 @@ use crate::scan::images::ImageRules;
 use crate::url::{BaseUrl, Mapping, encode_path};
 use crate::walk::rules::{GroupRules, RuleSpec, Rules, ValueRules};
 use crate::walk::{ListFrom, Source};
-use crate::{decide, indexnow, publish, sitemap, state, summary, walk};
+use crate::{decide, google, indexnow, publish, sitemap, state, summary, walk};
 
 const HINT: &str = "(on the command line, or in sitemapgen.toml)";
 
@@ -49,6 +49,97 @@ pub fn submit_settings(cli: Cli) -> Result<indexnow::Settings> {
         endpoint: cli.indexnow_endpoint,
         timeout: Duration::from_secs(cli.http_timeout),
     })
+}
+
+/// The sitemap's name in DIR when -o names none.
+fn default_name(format: Format, gzip: bool) -> String {
+    format!(
+        "sitemap.{}{}",
+        match format {
+            Format::Xml => "xml",
+            Format::Txt => "txt",
+        },
+        if gzip { ".gz" } else { "" }
+    )
+}
+
+/// `--google-submit`'s settings: the sitemap is the file a run with these options writes,
+/// at its URL under the base URL.
+pub fn google_settings(cli: Cli) -> Result<google::Settings> {
+    let Some(base) = cli.base_url.clone() else {
+        bail!("--base-url is required {HINT}");
+    };
+    let Some(dir) = cli.dir.clone() else {
+        bail!("--google-submit submits the sitemap in DIR: name DIR {HINT}");
+    };
+    let path = match &cli.output {
+        Some(path) if path.as_os_str() == "-" => {
+            bail!("--google-submit submits a sitemap file, and -o - names none")
+        }
+        Some(path) => path.clone(),
+        None => dir.join(default_name(cli.format, cli.gzip)),
+    };
+    let Some(rel) = path_inside(&dir, &path) else {
+        bail!(
+            "the sitemap {} is outside DIR {}, so it has no public URL to submit",
+            path.display(),
+            dir.display()
+        );
+    };
+    if !fs::metadata(&path).is_ok_and(|meta| meta.is_file()) {
+        bail!(
+            "the sitemap {} is not there: --google-submit submits the one a run wrote, after the deploy",
+            path.display()
+        );
+    }
+    let sitemap =
+        url::Url::parse(&base.join(&encode_path(&rel))).context("the sitemap's URL is a URL")?;
+    let property = match cli.google_property.clone() {
+        Some(property) => property,
+        None => google::Property::parse(&base.join(""))
+            .map_err(|err| anyhow::anyhow!("the base URL as the Search Console property: {err}"))?,
+    };
+    if !property.holds(&sitemap) {
+        bail!(
+            "the sitemap {sitemap} is not in the Search Console property {property}: Search \
+             Console takes a property's own sitemaps only\n\
+             hint: name the property the site belongs to with --google-property"
+        );
+    }
+    let Some(account) = google_account(&cli)? else {
+        bail!(
+            "--google-submit needs the service account's key: --google-key-env or \
+             --google-key-file {HINT}"
+        );
+    };
+    google::secure(&cli.google_endpoint, "--google-endpoint")?;
+    Ok(google::Settings {
+        account,
+        property,
+        sitemap,
+        verbosity: verbosity(&cli),
+        endpoint: cli.google_endpoint,
+        timeout: Duration::from_secs(cli.http_timeout),
+    })
+}
+
+/// The service account of `--google-key-env` or `--google-key-file`, if one is named.
+fn google_account(cli: &Cli) -> Result<Option<google::Account>> {
+    if let Some(name) = &cli.google_key_env {
+        let Some(value) = std::env::var_os(name) else {
+            bail!("--google-key-env {name}: the environment variable {name} is not set");
+        };
+        let source = format!("the environment variable {name}");
+        return google::Account::parse(value.as_bytes(), &source).map(Some);
+    }
+    let Some(path) = &cli.google_key_file else {
+        return Ok(None);
+    };
+    let source = format!("--google-key-file {}", path.display());
+    let text = crate::input::read_file(path, google::MAX_JSON)
+        .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+        .with_context(|| format!("cannot read {source}"))?;
+    google::Account::parse(&text, &source).map(Some)
 }
 
 /// (clap refuses --quiet with --verbose.)
@@ -201,15 +292,7 @@ impl Place {
                 Destination::File(files(path.clone(), path.clone()))
             }
             None => {
-                let name = format!(
-                    "sitemap.{}{}",
-                    match format {
-                        Format::Xml => "xml",
-                        Format::Txt => "txt",
-                    },
-                    if cli.gzip { ".gz" } else { "" }
-                );
-                let path = dir.join(name);
+                let path = dir.join(default_name(format, cli.gzip));
                 Destination::File(files(path.clone(), path))
             }
         };

@@ -229,8 +229,10 @@ impl Cmd {
 }
 
 /// What no output of a run may show, as README promises: the IndexNow key it is given (by
-/// `--indexnow-key-env` or `--indexnow-key-file`), and the user name and password of a URL
-/// among its arguments. Every run of the suite is checked for them, hostile or not.
+/// `--indexnow-key-env` or `--indexnow-key-file`), each line of the private key of the
+/// service account of `--google-key-env` or `--google-key-file`, and the user name and
+/// password of a URL among its arguments. Every run of the suite is checked for them,
+/// hostile or not.
 fn secrets(command: &Command) -> Vec<String> {
     let args: Vec<String> = command
         .get_args()
@@ -241,17 +243,27 @@ fn secrets(command: &Command) -> Vec<String> {
         Some(rest) => rest.strip_prefix('=').map(String::from),
         None => None,
     };
+    let env = |name: &str| {
+        let given = command
+            .get_envs()
+            .find(|(variable, _)| *variable == OsStr::new(name))
+            .map(|(_, value)| value.map(|v| v.to_string_lossy().into_owned()));
+        given.unwrap_or_else(|| std::env::var(name).ok())
+    };
     let mut secrets = Vec::new();
     for (i, arg) in args.iter().enumerate() {
         if let Some(name) = value(i, "--indexnow-key-env") {
-            let given = command
-                .get_envs()
-                .find(|(variable, _)| *variable == OsStr::new(&name))
-                .map(|(_, value)| value.map(|v| v.to_string_lossy().into_owned()));
-            secrets.extend(given.unwrap_or_else(|| std::env::var(&name).ok()));
+            secrets.extend(env(&name));
         }
         if let Some(path) = value(i, "--indexnow-key-file") {
             secrets.extend(fs::read_to_string(path).ok());
+        }
+        if let Some(name) = value(i, "--google-key-env") {
+            secrets.extend(env(&name).iter().flat_map(|json| private_key_lines(json)));
+        }
+        if let Some(path) = value(i, "--google-key-file") {
+            let json = fs::read_to_string(path).unwrap_or_default();
+            secrets.extend(private_key_lines(&json));
         }
         // A URL, or a flag=URL.
         let url = arg.find("://").and_then(|at| {
@@ -264,6 +276,17 @@ fn secrets(command: &Command) -> Vec<String> {
         .iter()
         .map(|secret| secret.trim().to_string())
         .filter(|secret| !secret.is_empty())
+        .collect()
+}
+
+/// The base64 lines of the `private_key` of a service account's JSON key (but a last one
+/// too short not to turn up in a message by chance).
+fn private_key_lines(json: &str) -> Vec<String> {
+    let json: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+    let pem = json["private_key"].as_str().unwrap_or_default();
+    pem.lines()
+        .filter(|line| !line.starts_with("-----") && line.len() >= 16)
+        .map(String::from)
         .collect()
 }
 

@@ -16,6 +16,7 @@ mod mapping;
 mod published;
 mod real;
 mod rebuilds;
+mod search_console;
 mod serve;
 mod split;
 mod validate;

@@ -530,6 +530,7 @@ pub fn config(toml: &str, args: &[String], dir: &Path) {
     let err = match request(toml) {
         Ok(Request::Run(settings)) => return assert_strict_url(&settings.decide.base.join("")),
         Ok(Request::Submit(settings)) => return assert_strict_url(&settings.base.join("")),
+        Ok(Request::GoogleSubmit(settings)) => return assert_strict_url(settings.sitemap.as_str()),
         Ok(Request::Completions(_)) => return,
         Err(err) => err,
     };
