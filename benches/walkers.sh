@@ -11,7 +11,8 @@
 #   TREE  N           the synthetic tree of N pages that benches/bench.sh N built
 #                     ($BENCH_TREES/synthetic-N/site)
 #         rust-doc    /usr/share/doc/rust-doc/html (Debian package rust-doc)
-#         /some/dir   any other tree, read-only
+#         /some/dir   any other tree, read-only (so at most 50,000 files: past that,
+#                     sitemapgen writes its shards inside DIR)
 #
 # Environment:
 #   RUNS=k             timed rounds (default 10)
@@ -23,8 +24,10 @@
 # bytes, does not follow a symlink loop, and (but ignore) gives sitemapgen's order; then, on
 # each TREE, that every walker lists what sitemapgen lists, in its order. A round runs every
 # command once, each round starting one command further on (A B C D E, B C D E A, ...), so
-# that a machine shared with other work slows each alike; the ratio to sitemapgen is taken
-# within each round, and its median printed with its spread. The report (markdown) goes to
+# that a machine shared with other work slows each alike; the ratios to sitemapgen (wall
+# clock, and CPU time: user+sys) are taken within each round, and their medians printed with
+# their spread. On a machine whose every core is kept busy by other work, no walk can use a
+# second core: the CPU ratio is then the figure to read. The report (markdown) goes to
 # stdout. Needs cargo and python3.
 set -euo pipefail
 
@@ -193,15 +196,19 @@ for round in range(warmup + runs):
             cpu[name].append(usage.ru_utime + usage.ru_stime)
 
 ms = lambda s: f"{s * 1000:,.0f} ms"
-print("| walker | what runs | median | min–max | CPU | ratio to sitemapgen (median of rounds) | ratio min–max |")
+def ratio(of, name):
+    """The median of the rounds' ratios to sitemapgen, and their spread."""
+    if name == "sitemapgen":
+        return "—"
+    r = [a / b for a, b in zip(of[name], of["sitemapgen"])]
+    return f"{statistics.median(r):.2f}x ({min(r):.2f}–{max(r):.2f})"
+
+print("| walker | what runs | median | min–max | CPU (user+sys) | wall ratio to sitemapgen (min–max) | CPU ratio (min–max) |")
 print("|---|---|--:|--:|--:|--:|--:|")
 for name, what, _ in commands:
     t = times[name]
-    ratios = [a / b for a, b in zip(t, times["sitemapgen"])]
-    ratio = "—" if name == "sitemapgen" else f"{statistics.median(ratios):.2f}x"
-    spread = "—" if name == "sitemapgen" else f"{min(ratios):.2f}–{max(ratios):.2f}"
     print(f"| {name} | {what} | {ms(statistics.median(t))} | {ms(min(t))}–{ms(max(t))} "
-          f"| {ms(statistics.median(cpu[name]))} | {ratio} | {spread} |")
+          f"| {ms(statistics.median(cpu[name]))} | {ratio(times, name)} | {ratio(cpu, name)} |")
 PY
     echo
     echo "(other work kept $(busy) of $(nproc) CPUs busy just after)"
