@@ -8,6 +8,42 @@
 //! results back in order. A list is read and ordered first (`find`), then handed on by a
 //! thread of its own, in batches of a size its length sets, to `-j` threads that stat, rule
 //! on and prepare its files (`stat`); their results are put back in order.
+//!
+//! # Against the walker crates
+//!
+//! Issue 34 asked whether walkdir, jwalk or ignore::WalkParallel should replace the walk.
+//! `benches/walkers.sh rust-doc 200000 1000000` (the crates in `benches/walkers`) lists
+//! every file of a tree with one stat each, in this walk's order, with walkdir 2.5.1 (sorted
+//! as read, one thread), jwalk 0.9.0 (sorted and statted in `process_read_dir`, 2 threads)
+//! and ignore 0.4.35 (2 threads, unordered, then sorted), against `sitemapgen --no-html
+//! --include '*' --no-default-excludes --hidden --ignore-disallow --format txt`, which also
+//! maps the files to URLs and writes them. All keep a non-UTF-8 name's bytes and follow no
+//! symlink loop (each crate yields one as an error when it follows links); walkdir and jwalk
+//! give this order as they walk. Release build of 4550d9b, 2 AMD EPYC CPUs that other builds
+//! kept busy throughout (load 8-16: no idle core for a second thread to use; wall times
+//! varied 2-3x, the rounds' CPU ratios 0.84-1.30). Medians of the rounds' ratios to
+//! sitemapgen, wall / CPU (user+sys):
+//!
+//! ```text
+//! tree       files      sitemapgen       walkdir     jwalk       ignore+sort ignore
+//! rust-doc      32,819  483 ms / 144 ms  1.02/1.01   1.05/1.01   1.11/1.01   0.97/0.91
+//! 200k         260,045  3.25 s / 1.05 s  0.86/0.94   0.89/0.99   1.03/1.04   0.92/0.95
+//! 1M         1,300,189  13.0 s / 4.89 s  0.92/0.97   1.00/1.03   1.04/1.08   0.93/0.97
+//! ```
+//!
+//! So, on that machine, this walk is not clearly faster (the bar the issue set for keeping
+//! it), and walkdir and jwalk keep its order; it stays for this round only. A run on an
+//! idle machine decides. What a switch would take:
+//! - jwalk, the nearest: `process_read_dir`, run for each directory on the pool's threads,
+//!   would do what `tree::Reader::entries` does (rules, stat, `Prepare`), each entry's
+//!   client state carrying its prepared page or event; `tree.rs` would go. Lost: stat and
+//!   open through the directory's descriptor (jwalk gives paths), and the split of a large
+//!   directory into parts (`tree::PART`: one thread would prepare all of python3.11-doc's
+//!   `library/`); -L's loop warning would come from jwalk's loop error.
+//! - walkdir: one thread finding, handing batches to the list's stat stage (`find`,
+//!   `stat`, as `--files-from` does), its events among them; `tree.rs` would go.
+//! - ignore: nothing is in order until the walk ends, so every path (1.3M at 1M) is held
+//!   and sorted before the first page can be prepared.
 
 mod find;
 pub mod rules;
