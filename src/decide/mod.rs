@@ -3,6 +3,7 @@
 //! URL, its lastmod. A page becomes an `Entry`, or is left out with the reason reported.
 
 pub mod lastmod;
+mod plan;
 pub mod robots;
 pub mod verdict;
 
@@ -10,21 +11,19 @@ use std::collections::HashMap;
 use std::io;
 
 use anyhow::{Context, Result};
-use globset::Candidate;
 use url::Url;
 
 use crate::entry::{Alternate, Entry};
 use crate::html;
 use crate::report::{self, Reason, Report, Warning};
-use crate::scan::digest::DigestRules;
-use crate::scan::head::Head;
-use crate::scan::images::{ImageRules, ImageWant, MAX_IMAGES};
-use crate::scan::{Scanned, Scanner, Want};
+use crate::scan::images::{ImageRules, MAX_IMAGES};
 use crate::state::Found;
-use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping, PagePath, encode_path};
+use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping};
+use crate::walk::Page;
 use crate::walk::rules::{GroupRules, ValueRules};
-use crate::walk::{self, Page, PageFile};
-use lastmod::{Churn, Dater, Digests, Listed, Recorded};
+use lastmod::{Churn, Dater, Listed, Recorded};
+use plan::Judged;
+pub use plan::{Planned, Planner, Prepared};
 use robots::Disallow;
 use verdict::{Form, Verdict};
 
@@ -48,148 +47,6 @@ pub struct Settings {
     pub lastmod: lastmod::Settings,
     /// --images: what images are listed.
     pub images: Option<ImageRules>,
-}
-
-/// A page, and what is known of it before it is read.
-pub struct Planned<'s> {
-    page: Page,
-    computed: PagePath,
-    /// Its URL, as computed from its path.
-    loc: String,
-    changefreq: Option<&'s str>,
-    priority: Option<&'s str>,
-    group: usize,
-}
-
-/// What is known of each page before it is decided, found on the thread that walked it:
-/// its URL, the values its rules give, and what was read of it.
-pub struct Planner<'s> {
-    settings: &'s Settings,
-    base: Url,
-    digests: Digests<'s>,
-}
-
-/// A page prepared for `Decider::decide`.
-pub struct Prepared<'s> {
-    planned: Planned<'s>,
-    /// What was read of the page; its head is in `judged`.
-    scanned: io::Result<Scanned>,
-    /// What its head means, when it was read.
-    judged: Result<Option<Judged>>,
-}
-
-/// What a page's head means, judged on the thread that read it.
-struct Judged {
-    /// Whether the head names a canonical URL.
-    canonical: bool,
-    verdict: Verdict,
-    /// What in the head was unusable and ignored.
-    ignored: Vec<String>,
-}
-
-impl<'s> walk::Prepare for Planner<'s> {
-    type Scratch = Scanner;
-    type Prepared = Prepared<'s>;
-
-    fn prepare(&self, scanner: &mut Scanner, page: Page, file: PageFile) -> Prepared<'s> {
-        let size = page.stamp.size;
-        let (planned, want, deferred) = self.plan(page);
-        let mut scanned = match want {
-            Some(want) => scanner.scan(|| file.open(), size, want),
-            None => Ok(Scanned::default()),
-        };
-        let head = scanned
-            .as_mut()
-            .ok()
-            .and_then(|scanned| scanned.head.take());
-        let judged = head.map(|head| self.judge(&planned.loc, head)).transpose();
-        if let (Some(rules), Ok(Some(judged)), Ok(read)) = (deferred, &judged, &mut scanned)
-            && matches!(judged.verdict, Verdict::Keep { .. })
-        {
-            let want = Want {
-                html: true,
-                head: false,
-                digest: Some(rules),
-                dates: false,
-                images: None,
-                known: None,
-            };
-            match scanner.scan(|| file.open(), size, want) {
-                Ok(whole) => read.digest = whole.digest,
-                Err(err) => scanned = Err(err),
-            }
-        }
-        Prepared {
-            planned,
-            scanned,
-            judged,
-        }
-    }
-}
-
-impl<'s> Planner<'s> {
-    /// What the head of the page at `loc` means.
-    fn judge(&self, loc: &str, head: Head) -> Result<Judged> {
-        let canonical = !head.canonicals.is_empty();
-        let (verdict, ignored) = verdict::judge(head, loc, &self.base).context("a loc is a URL")?;
-        Ok(Judged {
-            canonical,
-            verdict,
-            ignored,
-        })
-    }
-
-    /// What is known of `page` before it is read, what to read of it, and the rules of a
-    /// digest to make only once its head says it is listed (read again, whole).
-    fn plan(&self, page: Page) -> (Planned<'s>, Option<Want<'s>>, Option<&'s DigestRules>) {
-        let settings = self.settings;
-        let computed = settings.mapping.page_path(&page.rel);
-        let loc = settings.base.join(&computed.path);
-        let rules = !(settings.changefreq.is_empty()
-            && settings.priority.is_empty()
-            && settings.groups.is_empty());
-        let candidate = rules.then(|| Candidate::new(&page.rel));
-        let value = |rules: &'s ValueRules| candidate.as_ref().and_then(|c| rules.value(c));
-        let html = html::is_page(&page.rel);
-        let head = settings.read_html && html;
-        let dates = settings.lastmod.mode.reads_pages();
-        // A page --state must digest is read once, whole, for its head as well; unless the
-        // state does not know it and only its head is read otherwise.
-        let (digest, deferred, known) = match self.digests.rules(&page, &computed.path) {
-            Some((rules, true, _)) if head && !dates && settings.images.is_none() => {
-                (None, Some(rules), None)
-            }
-            Some((rules, _, known)) => (Some(rules), None, known),
-            None => (None, None, None),
-        };
-        let want = Want {
-            html,
-            head,
-            digest,
-            dates,
-            images: settings
-                .images
-                .as_ref()
-                .filter(|_| html)
-                .map(|rules| ImageWant {
-                    rules,
-                    page: settings.base.join(&encode_path(&page.rel)),
-                }),
-            known,
-        };
-        // A page whose URL is too long is left out unread.
-        let want = (loc.len() < MAX_LOC_LEN).then_some(want);
-        let deferred = deferred.filter(|_| want.is_some());
-        let planned = Planned {
-            changefreq: value(&settings.changefreq),
-            priority: value(&settings.priority),
-            group: candidate.as_ref().map_or(0, |c| settings.groups.group(c)),
-            page,
-            computed,
-            loc,
-        };
-        (planned, want, deferred)
-    }
 }
 
 /// A page decided: its entry in the sitemap, and what --state recorded of it.

@@ -1,23 +1,23 @@
 //! What goes into `<lastmod>`: a date by `--lastmod` mode, frozen by `--state` for pages
 //! whose content did not change.
 
+mod churn;
+mod frozen;
 pub mod git;
 
-use std::collections::{HashMap, HashSet};
-use std::fmt;
+pub use churn::Churn;
+pub use frozen::{Digests, Recorded};
+use frozen::{Frozen, RESTLESS};
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
-use crate::changes::Kind;
 use crate::error::UsageError;
-use crate::html;
 use crate::report::{Report, Warning};
 use crate::scan::digest::DigestRules;
-use crate::scan::{Scanner, Want};
-use crate::state::{Fingerprint, Found, Known, OldState, Record, Take};
-use crate::w3c;
+use crate::state::{Fingerprint, Found};
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
 use git::GitDates;
@@ -102,10 +102,6 @@ impl LastmodMode {
     }
 }
 
-/// Nanoseconds within which a file written just before the run may still be written again
-/// with the same timestamps (file systems update them at a coarse clock tick).
-const SETTLING: u64 = 2_000_000_000;
-
 /// Decides each page's lastmod.
 pub struct Dater<'c> {
     mode: &'c LastmodMode,
@@ -113,97 +109,6 @@ pub struct Dater<'c> {
     clamp: Option<i64>,
     git: Option<GitDates>,
     frozen: Option<Frozen<'c>>,
-}
-
-/// `--state`: the recorded dates, and what this run will record.
-struct Frozen<'c> {
-    /// Files whose ctime is before this (nanoseconds since the epoch) were not being written
-    /// when the run began.
-    settled_before: i128,
-    rules: &'c DigestRules,
-    /// Shared with `Digests`, on the threads that prepare pages.
-    old: Arc<OldState>,
-    /// Whether `old` holds a published sitemap's dates rather than a state.
-    adopted: bool,
-    /// When it does, the key it lists for each URL substance (`html::url_substance`), None
-    /// for a substance it lists in two forms: a page is found by its URL in another form
-    /// (`guide/page-3` for `guide/page-3/`), as a canonical URL is.
-    aliases: HashMap<String, Option<String>>,
-    /// Whether the pages are recorded for the new state.
-    record: bool,
-    /// The keys recorded that the old state does not know: a key is recorded once.
-    added: HashSet<Box<str>>,
-    /// To read a page whose digest the caller did not make.
-    scanner: Scanner,
-    churn: Churn,
-    /// The URLs re-dated on `RESTLESS` runs in a row or more, this one included.
-    restless: Vec<String>,
-}
-
-/// Runs in a row that re-date a page before a warning says its content may change on every
-/// build (shuffled tiles, a build stamp): no digest tells that from an edit.
-const RESTLESS: u32 = 3;
-
-/// How this run's dates compare with the state's.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Churn {
-    pub added: u64,
-    pub removed: u64,
-    pub redated: u64,
-    pub kept: u64,
-    /// The first `SHOWN_REDATED` URLs re-dated, in the sitemap's order: what --max-churn's
-    /// stop names, for a text sitemap or a fixed --lastmod does not show them re-dated.
-    pub redated_urls: Vec<String>,
-}
-
-/// How many re-dated URLs the churn stop names.
-const SHOWN_REDATED: usize = 5;
-
-impl fmt::Display for Churn {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::report::thousands;
-        write!(
-            f,
-            "{} added, {} removed, {} re-dated, {} kept",
-            thousands(self.added),
-            thousands(self.removed),
-            thousands(self.redated),
-            thousands(self.kept)
-        )
-    }
-}
-
-impl Churn {
-    /// Refuses a run that would re-date more than `limit` percent of the URLs the state
-    /// knows.
-    pub fn check(&self, limit: f64) -> Result<()> {
-        let known = self.kept + self.redated;
-        if known == 0 {
-            return Ok(());
-        }
-        let percent = self.redated as f64 * 100.0 / known as f64;
-        if percent > limit {
-            let mut urls: String = self
-                .redated_urls
-                .iter()
-                .map(|url| format!("\n  ~ {url}"))
-                .collect();
-            let unnamed = self.redated - self.redated_urls.len() as u64;
-            if unnamed > 0 {
-                urls.push_str(&format!(
-                    "\n  ~ … and {} more",
-                    crate::report::thousands(unnamed)
-                ));
-            }
-            bail!(
-                "{} of {known} known URLs ({percent:.1}%) would get a new lastmod, more than \
-                 --max-churn {limit}%; nothing written{urls}\n\
-                 hint: if every page really changed, run once with a higher --max-churn",
-                self.redated
-            );
-        }
-        Ok(())
-    }
 }
 
 impl<'c> Dater<'c> {
@@ -307,40 +212,6 @@ impl<'c> Dater<'c> {
     }
 }
 
-/// Which pages `Dater::date` will need the digest of: with --state, those new or whose
-/// stamp changed.
-pub struct Digests<'c>(Option<(Arc<OldState>, &'c DigestRules)>);
-
-impl<'c> Digests<'c> {
-    /// The rules to digest `page` with when `date` will need its digest (the caller may
-    /// read it once for every use), and whether the state of an earlier run knows nothing
-    /// of the page: most such pages are never listed (redirects, noindex pages, duplicates
-    /// of a canonical page), so their digest is best made once the head says they are.
-    /// With them, what the state knows of the page's bytes and digest (when its digests
-    /// are comparable): a page whose bytes are the same keeps that digest untokenized.
-    pub fn rules(
-        &self,
-        page: &Page,
-        url_path: &str,
-    ) -> Option<(&'c DigestRules, bool, Option<Known>)> {
-        let (old, rules) = self.0.as_ref()?;
-        let seen = old.seen(url_path);
-        let unchanged = old.comparable && seen.is_some_and(|(stamp, _)| stamp == Some(page.stamp));
-        let unknown = seen.is_none() && !old.is_empty();
-        let known = seen.and_then(|(_, known)| known).filter(|_| old.comparable);
-        (!unchanged).then_some((*rules, unknown, known))
-    }
-}
-
-/// What --state records of a dated page, for the new state and the changes file.
-pub struct Recorded {
-    /// Added or re-dated; None for a page that kept its date.
-    pub change: Option<Kind>,
-    /// The page's record under its key; None when a page before it had the key, as a
-    /// state holds a key once.
-    pub record: Option<(String, Record)>,
-}
-
 /// How a page is listed.
 pub struct Listed<'a> {
     /// The URL path its file maps to, under the base URL: the state knows the page by it.
@@ -348,137 +219,6 @@ pub struct Listed<'a> {
     /// The URL path it is listed at (the form its canonical URL declares, or `key`).
     pub path: &'a str,
     pub loc: &'a str,
-}
-
-impl<'c> Frozen<'c> {
-    fn new((settings, found): (&'c StateSettings, &Found)) -> Frozen<'c> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_nanos() as i128);
-        let mut aliases = HashMap::new();
-        if found.adopted {
-            for (key, _) in found.state.records() {
-                aliases
-                    .entry(html::url_substance(key).to_string())
-                    .and_modify(|alias| *alias = None)
-                    .or_insert_with(|| Some(key.to_string()));
-            }
-        }
-        Frozen {
-            settled_before: now - SETTLING as i128,
-            rules: &settings.digest,
-            old: Arc::clone(&found.state),
-            adopted: found.adopted,
-            aliases,
-            record: settings.record,
-            added: HashSet::new(),
-            scanner: Scanner::default(),
-            churn: Churn::default(),
-            restless: Vec::new(),
-        }
-    }
-
-    fn date(
-        &mut self,
-        page: &Page,
-        url: &Listed,
-        read: Option<(blake3::Hash, Option<Fingerprint>)>,
-        declared: Option<&str>,
-        report: &mut Report,
-        fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
-    ) -> Result<(Option<String>, Option<Recorded>)> {
-        let key = url.key;
-        // What no page takes of `old` are the removed pages. A published sitemap knows a
-        // page by the URL it listed.
-        let mut taken = self.old.take(key);
-        if taken == Take::Unknown && self.adopted && url.path != key {
-            taken = self.old.take(url.path);
-        }
-        if taken == Take::Unknown
-            && let Some(Some(alias)) = self.aliases.get(html::url_substance(key))
-        {
-            taken = self.old.take(alias);
-        }
-        let (known, again) = (taken != Take::Unknown, taken == Take::Again);
-        let old = match taken {
-            Take::Record(record) => Some(record),
-            Take::Unknown | Take::Again => None,
-        };
-        let unchanged_file = old
-            .as_ref()
-            .is_some_and(|o| self.old.comparable && o.stamp == Some(page.stamp));
-        let (digest, fingerprint) = match (&old, read) {
-            (Some(o), _) if unchanged_file => (o.digest, o.fingerprint),
-            (_, Some(read)) => read,
-            (_, None) => {
-                let want = Want {
-                    html: html::is_page(&page.rel),
-                    head: false,
-                    digest: Some(self.rules),
-                    dates: false,
-                    images: None,
-                    known: None,
-                };
-                let open = || std::fs::File::open(&page.path);
-                let scanned = self.scanner.scan(open, page.stamp.size, want);
-                let scanned =
-                    scanned.with_context(|| format!("cannot read {}", page.path.display()))?;
-                let digest = scanned.digest.context("a digest was asked for")?;
-                (digest, scanned.fingerprint)
-            }
-        };
-        // A date the page declares moves its lastmod forward, whatever its content did. (No
-        // date is newer than none: the recorded one is parsed only against a declared one.)
-        let newer = |recorded: &Option<String>| match declared.and_then(w3c::instant) {
-            Some(declared) => Some(declared) > recorded.as_deref().and_then(w3c::instant),
-            None => false,
-        };
-        let (lastmod, change, streak) = match old {
-            Some(o) if (o.digest == digest || !self.old.comparable) && !newer(&o.lastmod) => {
-                self.churn.kept += 1;
-                (o.lastmod, None, 0)
-            }
-            Some(o) => {
-                self.churn.redated += 1;
-                if self.churn.redated_urls.len() < SHOWN_REDATED {
-                    self.churn.redated_urls.push(url.loc.to_string());
-                }
-                (
-                    fresh(report)?,
-                    Some(Kind::Redated),
-                    o.streak.saturating_add(1),
-                )
-            }
-            None => {
-                self.churn.added += 1;
-                (fresh(report)?, Some(Kind::Added), 0)
-            }
-        };
-        if streak >= RESTLESS {
-            self.restless.push(url.loc.to_string());
-        }
-        if !self.record {
-            return Ok((lastmod, None));
-        }
-        // Two listed pages with one key (a/index.html in the form its canonical URL
-        // declares, a/index.htm as a/): the first is recorded, as a state holds a key once.
-        let repeated = again || (!known && !self.added.insert(key.into()));
-        let record = Record {
-            lastmod,
-            digest,
-            // A file changed in the last moments may change again within the same
-            // timestamps: such a stamp proves nothing next time.
-            stamp: (page.stamp.ctime < self.settled_before).then_some(page.stamp),
-            streak,
-            fingerprint,
-        };
-        let lastmod = record.lastmod.clone();
-        let recorded = Recorded {
-            change,
-            record: (!repeated).then(|| (key.to_string(), record)),
-        };
-        Ok((lastmod, Some(recorded)))
-    }
 }
 
 /// The date `mode` gives a page that is new or changed; `declared`, the date it declares.
