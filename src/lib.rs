@@ -3,13 +3,14 @@
 //! One straight pipe, each stage taking only its own settings:
 //!
 //! ```text
-//! cli ─→ walk ─→ decide (scan) ─→ sitemap ─→ publish | check
+//! cli ─→ state ─→ walk ─→ decide (scan) ─→ sitemap ─→ publish | check
 //! ```
 //!
-//! `cli` reads the command line and the config file into `run::Settings`; `walk` finds the
-//! pages; `decide` scans each (`scan`: the one place a page is read) and makes its `Entry`;
-//! `sitemap` writes the documents; `publish` makes them visible with the state and
-//! robots.txt, or `check` compares them with the files on disk. `run` strings them together;
+//! `cli` reads the command line and the config file into `run::Settings`; `state` loads
+//! what the last run recorded; `walk` finds the pages; `decide` scans each (`scan`: the one
+//! place a page is read) and makes its `Entry` and its record for the new state; `sitemap`
+//! writes the documents; `publish` writes the new state and makes everything visible with
+//! robots.txt, or `check` compares the documents with the files on disk. `run` strings them together;
 //! `report`, `error`, `atomic`, `outputs`, `url` and `html` serve every stage.
 //!
 //! The binary (`src/main.rs`) is a thin shell over this library. The library makes public

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 
 use crate::atomic::{Publishing, dir_of};
+use crate::decide::lastmod::Churn;
 use crate::decide::{self, Decider};
 use crate::outputs::{Destination, Files, Format};
 use crate::publish::state::NewState;
@@ -47,59 +48,13 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     if !settings.check {
         publish::remove_leftovers(temp_dirs(settings), report)?;
     }
-    if let Some(href) = &settings.sitemap.stylesheet
-        && let Some(origin) = settings.publish.base.foreign_origin(href)
-    {
-        report.warn(
-            Warning::Run,
-            format_args!(
-                "--xsl {href} is on {origin}, and browsers apply a stylesheet only from the \
-                 sitemap's own origin"
-            ),
-            "they will show the sitemap as plain XML (put the stylesheet on the site, or use \
-             --write-xsl)",
-        )?;
-    }
+    foreign_stylesheet(settings, report)?;
     let (found, mut new_state) = load_state(settings, report)?;
-    let mut decider = Decider::new(&settings.decide, found.as_ref(), report)?;
-    // Without heads there are no alternates to check, so the URLs can go straight into the
-    // sitemap.
-    let mut collector = Collector::new(&settings.sitemap, settings.decide.read_html)?;
-    let mut collected: u64 = 0;
-    let planner = decider.planner();
-    // Events stay in their place among the pages, for the report.
-    walk::visit(
-        &settings.walk,
-        settings.jobs,
-        &planner,
-        report,
-        |walked, report| {
-            let prepared = match walked {
-                Walked::Page(prepared) => prepared,
-                Walked::Event(event) => return event.report(report),
-            };
-            if let Some(decided) = decider.decide(prepared, report)? {
-                if let (Some(new), Some(recorded)) = (&mut new_state, &decided.recorded) {
-                    new.record(recorded, &decided.entry.loc)?;
-                }
-                collector.push(decided.entry)?;
-                collected += 1;
-                report.progress(collected);
-            }
-            Ok(())
-        },
-    )?;
-    decider.finish(report)?;
-    if collected == 0 {
-        bail!(
-            "no pages in {} ({} left out); an empty sitemap is not valid\n\
-             hint: check DIR and --include, or run with -v to see what was left out",
-            settings.walk.root.display(),
-            report::count(report.left_out_count(), "file")
-        );
-    }
-
-    let churn = decider.churn();
+    let Collected {
+        collector,
+        collected,
+        churn,
+    } = collect(settings, found.as_ref(), new_state.as_mut(), report)?;
     let max_churn = settings.state.as_ref().and_then(|s| s.max_churn);
     let churn_stop = churn
         .as_ref()
@@ -163,6 +118,84 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
         summary.print()?;
     }
     report.summary(collected, &place, churn);
+    Ok(())
+}
+
+/// The sitemap's entries, collected from the pages as the walk finds them and decide
+/// decides them, with what `--state` records of each written into `new_state`.
+fn collect<'s>(
+    settings: &'s Settings,
+    found: Option<&Found>,
+    mut new_state: Option<&mut NewState>,
+    report: &mut Report,
+) -> Result<Collected<'s>> {
+    let mut decider = Decider::new(&settings.decide, found, report)?;
+    // Without heads there are no alternates to check, so the URLs can go straight into the
+    // sitemap.
+    let mut collector = Collector::new(&settings.sitemap, settings.decide.read_html)?;
+    let mut collected: u64 = 0;
+    let planner = decider.planner();
+    // Events stay in their place among the pages, for the report.
+    walk::visit(
+        &settings.walk,
+        settings.jobs,
+        &planner,
+        report,
+        |walked, report| {
+            let prepared = match walked {
+                Walked::Page(prepared) => prepared,
+                Walked::Event(event) => return event.report(report),
+            };
+            if let Some(decided) = decider.decide(prepared, report)? {
+                if let (Some(new), Some(recorded)) = (&mut new_state, &decided.recorded) {
+                    new.record(recorded, &decided.entry.loc)?;
+                }
+                collector.push(decided.entry)?;
+                collected += 1;
+                report.progress(collected);
+            }
+            Ok(())
+        },
+    )?;
+    decider.finish(report)?;
+    if collected == 0 {
+        bail!(
+            "no pages in {} ({} left out); an empty sitemap is not valid\n\
+             hint: check DIR and --include, or run with -v to see what was left out",
+            settings.walk.root.display(),
+            report::count(report.left_out_count(), "file")
+        );
+    }
+
+    Ok(Collected {
+        collector,
+        collected,
+        churn: decider.churn(),
+    })
+}
+
+/// The pages listed, in the sitemap being written, and the churn against the state.
+struct Collected<'s> {
+    collector: Collector<'s>,
+    collected: u64,
+    churn: Option<Churn>,
+}
+
+/// Warns of a stylesheet that browsers will not apply.
+fn foreign_stylesheet(settings: &Settings, report: &mut Report) -> Result<()> {
+    if let Some(href) = &settings.sitemap.stylesheet
+        && let Some(origin) = settings.publish.base.foreign_origin(href)
+    {
+        report.warn(
+            Warning::Run,
+            format_args!(
+                "--xsl {href} is on {origin}, and browsers apply a stylesheet only from the \
+                 sitemap's own origin"
+            ),
+            "they will show the sitemap as plain XML (put the stylesheet on the site, or use \
+             --write-xsl)",
+        )?;
+    }
     Ok(())
 }
 

@@ -55,6 +55,14 @@ pub struct Decided {
     pub recorded: Option<Recorded>,
 }
 
+/// Where a page is listed: at `loc`, in the form its canonical URL declares when that is
+/// another form of its own URL path, with its alternates.
+struct ListedAt {
+    alternates: Vec<Alternate>,
+    declared: Option<String>,
+    loc: String,
+}
+
 pub struct Decider<'s> {
     settings: &'s Settings,
     base: Url,
@@ -101,7 +109,6 @@ impl<'s> Decider<'s> {
     /// The page's entry, given what was read of it, or None when it is left out (and
     /// reported).
     pub fn decide(&mut self, prepared: Prepared, report: &mut Report) -> Result<Option<Decided>> {
-        let settings = self.settings;
         let Prepared {
             planned,
             scanned,
@@ -125,56 +132,20 @@ impl<'s> Decider<'s> {
             }
             scanned => scanned.with_context(|| format!("cannot read {}", page.path.display()))?,
         };
-        // The URL path it is listed at: the form its canonical URL declares, or its own.
-        let (alternates, declared, loc) = match judged? {
-            None => (Vec::new(), None, loc),
-            Some(judged) => match self.judge_head(&page, &loc, &computed.path, judged, report)? {
-                Some((alternates, None)) => (alternates, None, loc),
-                Some((alternates, Some(declared))) => {
-                    let loc = settings.base.join(&declared);
-                    if too_long(&page, &loc, report)? {
-                        return Ok(None);
-                    }
-                    (alternates, Some(declared), loc)
-                }
-                None => return Ok(None),
-            },
+        let Some(ListedAt {
+            alternates,
+            declared,
+            loc,
+        }) = self.listed_at(&page, loc, &computed.path, judged?, report)?
+        else {
+            return Ok(None);
         };
         let path = declared.as_deref().unwrap_or(&computed.path);
-        if let Some(disallow) = &self.disallow {
-            let from_root = format!("{}{path}", self.base.path());
-            if disallow.blocks(&from_root) {
-                report.strict(format_args!("robots.txt disallows {loc}"))?;
-                report.left_out(&page.rel, Reason::Robots, "robots.txt disallows its URL");
-                return Ok(None);
-            }
-        }
-        if let Some(first) = self.dedup.claim(&page.rel, path) {
-            report.left_out(&page.rel, Reason::Duplicate, "duplicate URL");
-            report.warn(
-                Warning::Duplicate,
-                format_args!(
-                    "{} and {} both map to {loc}",
-                    first.display(),
-                    page.rel.display()
-                ),
-                "listing only the first",
-            )?;
+        if self.excluded(&page, path, &loc, report)? {
             return Ok(None);
         }
         if scanned.images.more {
-            report.warn(
-                Warning::Images,
-                format_args!(
-                    "{}: more than {} images (its og:image and its main region's)",
-                    page.rel.display(),
-                    report::thousands(MAX_IMAGES as u64)
-                ),
-                &format!(
-                    "listing the first {} (the most a URL may list)",
-                    report::thousands(MAX_IMAGES as u64)
-                ),
-            )?;
+            too_many_images(&page, report)?;
         }
         // The state knows a page by its computed path, whatever form is listed.
         let (lastmod, recorded) = self.dater.date(
@@ -200,6 +171,79 @@ impl<'s> Decider<'s> {
         Ok(Some(Decided { entry, recorded }))
     }
 
+    /// The page's alternates, the URL path its canonical URL declares (if another form of
+    /// its own) and the URL it is listed at, given its URL `loc` computed from its path and
+    /// what its head means; None when it is not listed (reported).
+    fn listed_at(
+        &mut self,
+        page: &Page,
+        loc: String,
+        path: &str,
+        judged: Option<Judged>,
+        report: &mut Report,
+    ) -> Result<Option<ListedAt>> {
+        let Some(judged) = judged else {
+            return Ok(Some(ListedAt {
+                alternates: Vec::new(),
+                declared: None,
+                loc,
+            }));
+        };
+        Ok(match self.judge_head(page, &loc, path, judged, report)? {
+            Some((alternates, None)) => Some(ListedAt {
+                alternates,
+                declared: None,
+                loc,
+            }),
+            Some((alternates, Some(declared))) => {
+                let loc = self.settings.base.join(&declared);
+                // The declared form may be longer than the computed one.
+                if too_long(page, &loc, report)? {
+                    return Ok(None);
+                }
+                Some(ListedAt {
+                    alternates,
+                    declared: Some(declared),
+                    loc,
+                })
+            }
+            None => None,
+        })
+    }
+
+    /// Whether the page listed at URL path `path` (`loc`) is left out (and reported):
+    /// robots.txt disallows it, or another page has its URL.
+    fn excluded(
+        &mut self,
+        page: &Page,
+        path: &str,
+        loc: &str,
+        report: &mut Report,
+    ) -> Result<bool> {
+        if let Some(disallow) = &self.disallow {
+            let from_root = format!("{}{path}", self.base.path());
+            if disallow.blocks(&from_root) {
+                report.strict(format_args!("robots.txt disallows {loc}"))?;
+                report.left_out(&page.rel, Reason::Robots, "robots.txt disallows its URL");
+                return Ok(true);
+            }
+        }
+        let Some(first) = self.dedup.claim(&page.rel, path) else {
+            return Ok(false);
+        };
+        report.left_out(&page.rel, Reason::Duplicate, "duplicate URL");
+        report.warn(
+            Warning::Duplicate,
+            format_args!(
+                "{} and {} both map to {loc}",
+                first.display(),
+                page.rel.display()
+            ),
+            "listing only the first",
+        )?;
+        Ok(true)
+    }
+
     /// What the page's head lets it be: listed (with its alternates and the URL path its
     /// canonical URL declares, if another form of its own) or not (None, reported).
     fn judge_head(
@@ -223,48 +267,8 @@ impl<'s> Decider<'s> {
                 "ignored",
             )?;
         }
-        let (alternates, form) = match verdict {
-            Verdict::Noindex => {
-                report.left_out(&page.rel, Reason::Noindex, "marked noindex");
-                return Ok(None);
-            }
-            Verdict::Redirect(to) => {
-                report.left_out(
-                    &page.rel,
-                    Reason::Redirect,
-                    format_args!("a redirect to {to}"),
-                );
-                return Ok(None);
-            }
-            Verdict::Canonical(to) => {
-                report.left_out(
-                    &page.rel,
-                    Reason::Canonical,
-                    format_args!("its canonical URL is {to}"),
-                );
-                return Ok(None);
-            }
-            Verdict::Elsewhere(to) => {
-                if let Some(base) = suggested_base(&to, path) {
-                    *self.elsewhere.entry(base).or_default() += 1;
-                }
-                report.left_out(
-                    &page.rel,
-                    Reason::Elsewhere,
-                    format_args!("its canonical URL {to} is outside the base URL"),
-                );
-                report.warn(
-                    Warning::CanonicalElsewhere,
-                    format_args!(
-                        "{}: its canonical URL {to} is outside the base URL {}",
-                        page.rel.display(),
-                        self.base
-                    ),
-                    "not listed",
-                )?;
-                return Ok(None);
-            }
-            Verdict::Keep { alternates, form } => (alternates, form),
+        let Some((alternates, form)) = self.kept(page, path, verdict, report)? else {
+            return Ok(None);
         };
         match form {
             Form::Computed => Ok(Some((alternates, None))),
@@ -293,6 +297,57 @@ impl<'s> Decider<'s> {
                 Ok(Some((alternates, None)))
             }
         }
+    }
+
+    /// The alternates and the form of its URL of a page whose head lets it be listed; None
+    /// for one left out (reported) for what its head says, at URL path `path`.
+    fn kept(
+        &mut self,
+        page: &Page,
+        path: &str,
+        verdict: Verdict,
+        report: &mut Report,
+    ) -> Result<Option<(Vec<Alternate>, Form)>> {
+        match verdict {
+            Verdict::Keep { alternates, form } => return Ok(Some((alternates, form))),
+            Verdict::Noindex => {
+                report.left_out(&page.rel, Reason::Noindex, "marked noindex");
+            }
+            Verdict::Redirect(to) => {
+                report.left_out(
+                    &page.rel,
+                    Reason::Redirect,
+                    format_args!("a redirect to {to}"),
+                );
+            }
+            Verdict::Canonical(to) => {
+                report.left_out(
+                    &page.rel,
+                    Reason::Canonical,
+                    format_args!("its canonical URL is {to}"),
+                );
+            }
+            Verdict::Elsewhere(to) => {
+                if let Some(base) = suggested_base(&to, path) {
+                    *self.elsewhere.entry(base).or_default() += 1;
+                }
+                report.left_out(
+                    &page.rel,
+                    Reason::Elsewhere,
+                    format_args!("its canonical URL {to} is outside the base URL"),
+                );
+                report.warn(
+                    Warning::CanonicalElsewhere,
+                    format_args!(
+                        "{}: its canonical URL {to} is outside the base URL {}",
+                        page.rel.display(),
+                        self.base
+                    ),
+                    "not listed",
+                )?;
+            }
+        }
+        Ok(None)
     }
 
     /// Says, when most pages name canonical URLs outside the base URL, that the base URL is
@@ -325,6 +380,22 @@ impl<'s> Decider<'s> {
     pub fn churn(&mut self) -> Option<Churn> {
         self.dater.churn()
     }
+}
+
+/// A page with more images than a URL may list.
+fn too_many_images(page: &Page, report: &mut Report) -> Result<()> {
+    report.warn(
+        Warning::Images,
+        format_args!(
+            "{}: more than {} images (its og:image and its main region's)",
+            page.rel.display(),
+            report::thousands(MAX_IMAGES as u64)
+        ),
+        &format!(
+            "listing the first {} (the most a URL may list)",
+            report::thousands(MAX_IMAGES as u64)
+        ),
+    )
 }
 
 /// Whether `loc` is over the protocol's limit (then reported).

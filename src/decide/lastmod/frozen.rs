@@ -123,17 +123,7 @@ impl<'c> Frozen<'c> {
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
     ) -> Result<(Option<String>, Option<Recorded>)> {
         let key = url.key;
-        // What no page takes of `old` are the removed pages. A published sitemap knows a
-        // page by the URL it listed.
-        let mut taken = self.old.take(key);
-        if taken == Take::Unknown && self.adopted && url.path != key {
-            taken = self.old.take(url.path);
-        }
-        if taken == Take::Unknown
-            && let Some(Some(alias)) = self.aliases.get(html::url_substance(key))
-        {
-            taken = self.old.take(alias);
-        }
+        let taken = self.take(url);
         let (known, again) = (taken != Take::Unknown, taken == Take::Again);
         let old = match taken {
             Take::Record(record) => Some(record),
@@ -145,22 +135,7 @@ impl<'c> Frozen<'c> {
         let (digest, fingerprint) = match (&old, read) {
             (Some(o), _) if unchanged_file => (o.digest, o.fingerprint),
             (_, Some(read)) => read,
-            (_, None) => {
-                let want = Want {
-                    html: html::is_page(&page.rel),
-                    head: false,
-                    digest: Some(self.rules),
-                    dates: false,
-                    images: None,
-                    known: None,
-                };
-                let open = || std::fs::File::open(&page.path);
-                let scanned = self.scanner.scan(open, page.stamp.size, want);
-                let scanned =
-                    scanned.with_context(|| format!("cannot read {}", page.path.display()))?;
-                let digest = scanned.digest.context("a digest was asked for")?;
-                (digest, scanned.fingerprint)
-            }
+            (_, None) => self.digest(page)?,
         };
         // A date the page declares moves its lastmod forward, whatever its content did. (No
         // date is newer than none: the recorded one is parsed only against a declared one.)
@@ -213,5 +188,39 @@ impl<'c> Frozen<'c> {
             record: (!repeated).then(|| (key.to_string(), record)),
         };
         Ok((lastmod, Some(recorded)))
+    }
+
+    /// The record of the page listed as `url`, taken: what no page takes of `old` are the
+    /// removed pages. A published sitemap knows a page by the URL it listed.
+    fn take(&self, url: &Listed) -> Take {
+        let key = url.key;
+        let mut taken = self.old.take(key);
+        if taken == Take::Unknown && self.adopted && url.path != key {
+            taken = self.old.take(url.path);
+        }
+        if taken == Take::Unknown
+            && let Some(Some(alias)) = self.aliases.get(html::url_substance(key))
+        {
+            taken = self.old.take(alias);
+        }
+        taken
+    }
+
+    /// The digest of `page`, and the fingerprint of its bytes, read here: the caller did
+    /// not read it.
+    fn digest(&mut self, page: &Page) -> Result<(blake3::Hash, Option<Fingerprint>)> {
+        let want = Want {
+            html: html::is_page(&page.rel),
+            head: false,
+            digest: Some(self.rules),
+            dates: false,
+            images: None,
+            known: None,
+        };
+        let open = || std::fs::File::open(&page.path);
+        let scanned = self.scanner.scan(open, page.stamp.size, want);
+        let scanned = scanned.with_context(|| format!("cannot read {}", page.path.display()))?;
+        let digest = scanned.digest.context("a digest was asked for")?;
+        Ok((digest, scanned.fingerprint))
     }
 }
