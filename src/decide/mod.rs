@@ -14,7 +14,6 @@ use anyhow::{Context, Result};
 use url::Url;
 
 use crate::entry::{Alternate, Entry};
-use crate::html;
 use crate::report::{self, Reason, Report, Warning};
 use crate::scan::images::{ImageRules, MAX_IMAGES};
 use crate::state::Found;
@@ -25,7 +24,7 @@ use lastmod::{Churn, Dater, Listed, Recorded};
 use plan::Judged;
 pub use plan::{Planned, Planner, Prepared};
 use robots::Disallow;
-use verdict::{Form, Verdict};
+use verdict::{Form, Verdict, suggested_base};
 
 /// How pages are decided.
 #[derive(Debug)]
@@ -429,25 +428,4 @@ fn vanished(page: &Page, report: &mut Report) -> Result<()> {
         ),
         "not listed",
     )
-}
-
-/// The base URL a canonical URL suggests for the page at URL path `path` (relative to the
-/// base URL): the canonical URL less the page's path, when it ends with it.
-fn suggested_base(canonical: &Url, path: &str) -> Option<String> {
-    let canonical_path = crate::url::normal_path(canonical.path());
-    let page = html::url_substance(path);
-    let mut prefix = html::url_substance(&canonical_path)
-        .strip_suffix(page)?
-        .to_string();
-    if page.is_empty() {
-        prefix.push('/');
-    }
-    if !prefix.ends_with('/') {
-        return None;
-    }
-    let mut base = canonical.clone();
-    base.set_path(&prefix);
-    base.set_query(None);
-    base.set_fragment(None);
-    Some(base.into())
 }

@@ -202,6 +202,27 @@ pub fn is_hreflang(lang: &str) -> bool {
         && !lang.starts_with('-')
 }
 
+/// The base URL a canonical URL suggests for the page at URL path `path` (relative to the
+/// base URL): the canonical URL less the page's path, when it ends with it.
+pub fn suggested_base(canonical: &Url, path: &str) -> Option<String> {
+    let canonical_path = normal_path(canonical.path());
+    let page = html::url_substance(path);
+    let mut prefix = html::url_substance(&canonical_path)
+        .strip_suffix(page)?
+        .to_string();
+    if page.is_empty() {
+        prefix.push('/');
+    }
+    if !prefix.ends_with('/') {
+        return None;
+    }
+    let mut base = canonical.clone();
+    base.set_path(&prefix);
+    base.set_query(None);
+    base.set_fragment(None);
+    Some(base.into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,7 @@
 //! The end line makes a file cut short at a line boundary detectable. The stamp is what a
 //! stat says of the file (`SIZE:MTIME:CTIME:INODE`, the times in nanoseconds): a page whose
 //! stamp is unchanged is not read again. The streak counts the runs in a row that re-dated
-//! the page. The fingerprint (15 hex digits) is that of the page's bytes (`Fingerprint`):
+//! the page. The fingerprint (15 hex digits) is that of the page's bytes (`old::Fingerprint`):
 //! a page whose stamp changed but whose bytes did not keeps its digest untokenized; `-` for
 //! a page too large to be read whole. A version 2 state (no streak, no fingerprints) is read
 //! with streaks of 0 and no fingerprints. A version 1 state
@@ -30,32 +30,11 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use super::old::{OldState, Seen};
+use super::old::{OldState, Parsed, Record, Seen, Stamp};
 use crate::input;
-pub use crate::walk::Stamp;
-
-/// The first 60 bits of the BLAKE3 hash of a page's bytes: the same bytes give the same
-/// digest, by definition, so a page that a rebuild rewrote byte for byte need not be
-/// tokenized again for it (hashing runs at several GB/s, tokenizing at a tenth of that).
-/// 60 bits keep the state small (8 bytes a page in memory; 15 hex digits and a space, 16
-/// bytes, in the file); a changed page keeps its old fingerprint with a chance of 2^-60.
-pub type Fingerprint = u64;
 
 const MAGIC: &str = "sitemapgen-state";
 const VERSION: &str = "3";
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
-    pub lastmod: Option<String>,
-    pub digest: blake3::Hash,
-    /// None when the file might still change within its timestamps' resolution, as git
-    /// does for "racily clean" files: it is read again next time.
-    pub stamp: Option<Stamp>,
-    /// How many runs in a row, the one that wrote it included, re-dated the page.
-    pub streak: u32,
-    /// The fingerprint of the page's bytes, when it was read whole.
-    pub fingerprint: Option<Fingerprint>,
-}
 
 impl Stamp {
     fn parse(text: &str) -> Result<Stamp> {
@@ -170,15 +149,6 @@ enum Version {
     First,
     Stamps,
     Streaks,
-}
-
-/// A record as read, its date in the line.
-pub(super) struct Parsed<'l> {
-    pub lastmod: Option<&'l str>,
-    pub digest: blake3::Hash,
-    pub stamp: Option<Stamp>,
-    pub streak: u32,
-    pub fingerprint: Option<Fingerprint>,
 }
 
 /// A time in nanoseconds: 64 bits hold them until 2262, and parse several times faster than

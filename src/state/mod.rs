@@ -16,8 +16,8 @@ use anyhow::Result;
 
 use crate::report::{Report, Warning};
 use crate::url::BaseUrl;
-pub use file::{Fingerprint, Record, Stamp, Writer, parse, read};
-pub use old::{Known, OldState, Take};
+pub use file::{Writer, parse, read};
+pub use old::{Fingerprint, Known, OldState, Record, Stamp, Take};
 
 /// `--state` and what goes with it.
 #[derive(Debug)]

@@ -8,7 +8,36 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Result, bail};
 use hashbrown::HashTable;
 
-use super::file::{Fingerprint, Parsed, Record, Stamp};
+pub use crate::walk::Stamp;
+
+/// The first 60 bits of the BLAKE3 hash of a page's bytes: the same bytes give the same
+/// digest, by definition, so a page that a rebuild rewrote byte for byte need not be
+/// tokenized again for it (hashing runs at several GB/s, tokenizing at a tenth of that).
+/// 60 bits keep the state small (8 bytes a page in memory; 15 hex digits and a space, 16
+/// bytes, in the file); a changed page keeps its old fingerprint with a chance of 2^-60.
+pub type Fingerprint = u64;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub lastmod: Option<String>,
+    pub digest: blake3::Hash,
+    /// None when the file might still change within its timestamps' resolution, as git
+    /// does for "racily clean" files: it is read again next time.
+    pub stamp: Option<Stamp>,
+    /// How many runs in a row, the one that wrote it included, re-dated the page.
+    pub streak: u32,
+    /// The fingerprint of the page's bytes, when it was read whole.
+    pub fingerprint: Option<Fingerprint>,
+}
+
+/// A record as read, its date in the line.
+pub(super) struct Parsed<'l> {
+    pub lastmod: Option<&'l str>,
+    pub digest: blake3::Hash,
+    pub stamp: Option<Stamp>,
+    pub streak: u32,
+    pub fingerprint: Option<Fingerprint>,
+}
 
 /// What an earlier run recorded of a page.
 #[derive(Debug, Clone, Copy)]
