@@ -1,7 +1,7 @@
 //! README, the guide (`doc/`), `--help` and the man page stay in step, and every link in the
 //! docs leads to a file and a heading that exist.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
@@ -245,5 +245,127 @@ fn the_failure_tables_name_every_fault_test_and_only_tests_that_exist() {
     assert!(
         missing.is_empty(),
         "doc/failures.md's failure tables lack {missing:?}"
+    );
+}
+
+/// Roff as a reader sees it: the words of a paragraph, fonts dropped, on one line.
+fn roff_text(lines: &[&str]) -> String {
+    let mut text = String::new();
+    for line in lines {
+        let words = match line.split_once(' ') {
+            Some((macro_, rest)) if line.starts_with('.') => {
+                let args = roff_args(rest);
+                match macro_ {
+                    ".B" | ".I" => args.join(" "),
+                    ".BR" | ".IR" | ".BI" | ".RB" | ".RI" | ".IB" => args.concat(),
+                    _ => continue,
+                }
+            }
+            None if line.starts_with('.') => continue,
+            _ => line.to_string(),
+        };
+        text.push(' ');
+        text.push_str(&words);
+    }
+    let text = ["\\fI", "\\fB", "\\fR", "\\fP", "\\&"]
+        .iter()
+        .fold(text, |text, font| text.replace(font, ""));
+    normalise(&text.replace("\\-", "-").replace("\\e", "\\"))
+}
+
+/// A roff macro's arguments: words, or "quoted words".
+fn roff_args(text: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let (arg, after) = match rest.strip_prefix('"') {
+            Some(quoted) => quoted.split_once('"').unwrap_or((quoted, "")),
+            None => rest.split_once(' ').unwrap_or((rest, "")),
+        };
+        args.push(arg.to_string());
+        rest = after.trim_start();
+    }
+    args
+}
+
+/// Text compared by its words: no code quotes, one space between words.
+fn normalise(text: &str) -> String {
+    text.replace('`', "")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The man page's OPTIONS paragraphs, by each option's long name (and DIR).
+fn man_options() -> BTreeMap<String, String> {
+    let man = read("man/sitemapgen.1");
+    let lines: Vec<&str> = man.lines().collect();
+    let mut options = BTreeMap::new();
+    for (at, line) in lines.iter().enumerate() {
+        if *line != ".TP" {
+            continue;
+        }
+        let tag = lines[at + 1].replace("\\-", "-");
+        let body: Vec<&str> = lines[at + 2..]
+            .iter()
+            .take_while(|line| !line.starts_with(".TP") && !line.starts_with(".SH"))
+            .copied()
+            .collect();
+        for name in long_options(&tag) {
+            options.insert(name, roff_text(&body));
+        }
+    }
+    options
+}
+
+/// The facts of a text a reader acts on: flags, metavariables (DIR, URL), numbers and dates,
+/// file names and paths, XML elements.
+fn terms(text: &str) -> BTreeSet<String> {
+    let mut terms = BTreeSet::new();
+    for word in text.split(|c: char| c.is_whitespace() || "();:'`\"[]>".contains(c)) {
+        let word = word
+            .trim_end_matches(['.', ',', '?'])
+            .trim_start_matches(['.', ',']);
+        let upper = word.len() > 1 && word.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+        let path = word.contains('/') || word.trim_start_matches('*').contains('.');
+        if word.starts_with('-') && word.len() > 1
+            || word.starts_with('<')
+            || upper
+            || word.chars().any(|c| c.is_ascii_digit())
+            || path
+        {
+            terms.insert(word.to_string());
+        }
+    }
+    terms
+}
+
+/// Each option's paragraph in the man page says what its --help text says: every flag,
+/// metavariable, number, file name and element the help names is in it (the man page says
+/// more, in sentences of its own).
+#[test]
+fn each_options_man_paragraph_names_what_its_help_text_names() {
+    let man = man_options();
+    let mut differ = Vec::new();
+    for arg in sitemapgen::cli::command().get_arguments() {
+        let (Some(long), Some(help)) = (arg.get_long(), arg.get_help()) else {
+            continue;
+        };
+        let Some(paragraph) = man.get(&format!("--{long}")) else {
+            differ.push(format!("--{long}: no paragraph in OPTIONS"));
+            continue;
+        };
+        let missing: Vec<String> = terms(&normalise(&help.to_string()))
+            .difference(&terms(paragraph))
+            .cloned()
+            .collect();
+        if !missing.is_empty() {
+            differ.push(format!("--{long}: {missing:?}"));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "man/sitemapgen.1's OPTIONS lack what --help says:\n{}",
+        differ.join("\n")
     );
 }
