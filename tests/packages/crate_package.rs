@@ -33,6 +33,7 @@ fn packaged_crate_leaves_out_fixtures_fuzz_and_the_other_packages() {
         "npm/",
         ".github/",
         ".ci/",
+        ".cargo/",
         "pyproject.toml",
         "tests/packages/sites/",
     ] {
