@@ -12,13 +12,13 @@ fn main() -> ExitCode {
     let settings = match sitemapgen::request(std::env::args_os().collect()) {
         Ok(Request::Run(settings)) => settings,
         Ok(Request::Submit(settings)) => {
-            return match sitemapgen::indexnow::submit(&settings) {
+            return match sitemapgen::submit::indexnow::submit(&settings) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(err) => fail(&err, exit_code(&err)),
             };
         }
         Ok(Request::GoogleSubmit(settings)) => {
-            return match sitemapgen::google::submit(&settings) {
+            return match sitemapgen::submit::google::submit(&settings) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(err) => fail(&err, exit_code(&err)),
             };

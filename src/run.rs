@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::atomic::{Publishing, dir_of};
 use crate::decide::lastmod::Churn;
 use crate::decide::{self, Decider};
+use crate::io::atomic::{Publishing, dir_of};
 use crate::outputs::{Destination, Files, Format};
 use crate::publish::state::NewState;
 use crate::report::{self, Report, Verbosity, Warning};

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::atomic::{Beside, Sink, Written};
 use crate::decide::lastmod::Churn;
+use crate::io::atomic::{Beside, Sink, Written};
 
 pub const VERSION: u64 = 1;
 

@@ -208,7 +208,7 @@ pub struct Cli {
     /// Where --indexnow-submit posts. A user name and password in this URL (or --state-url's,
     /// --previous-sitemap's) are sent as HTTP Basic authentication, and never shown
     #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
-          default_value = crate::indexnow::DEFAULT_ENDPOINT,
+          default_value = crate::submit::indexnow::DEFAULT_ENDPOINT,
           value_parser = ours(|text| parse_http_url(text, "--indexnow-endpoint")))]
     pub indexnow_endpoint: url::Url,
 
@@ -230,14 +230,14 @@ pub struct Cli {
     /// The Search Console property to submit to: a URL prefix (https://example.com/) or a
     /// Domain property (sc-domain:example.com) [default: the base URL]
     #[arg(long, value_name = "PROPERTY",
-          value_parser = ours(|text| crate::google::Property::parse(text)
+          value_parser = ours(|text| crate::submit::google::Property::parse(text)
               .map_err(|err| anyhow::anyhow!("--google-property {err}"))))]
-    pub google_property: Option<crate::google::Property>,
+    pub google_property: Option<crate::submit::google::Property>,
 
     /// The Search Console API --google-submit calls (https, or http on the loopback address);
     /// the access token comes from the key's token_uri
     #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
-          default_value = crate::google::DEFAULT_ENDPOINT,
+          default_value = crate::submit::google::DEFAULT_ENDPOINT,
           value_parser = ours(|text| parse_http_url(text, "--google-endpoint")))]
     pub google_endpoint: url::Url,
 

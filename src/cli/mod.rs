@@ -21,9 +21,9 @@ pub enum Request {
     Completions(clap_complete::Shell),
     Run(Box<run::Settings>),
     /// `--indexnow-submit`.
-    Submit(Box<crate::indexnow::Settings>),
+    Submit(Box<crate::submit::indexnow::Settings>),
     /// `--google-submit`.
-    GoogleSubmit(Box<crate::google::Settings>),
+    GoogleSubmit(Box<crate::submit::google::Settings>),
 }
 
 /// Reads a command line (program name first), with the config file's settings merged under

@@ -18,10 +18,11 @@ use crate::report::Verbosity;
 use crate::run::Settings;
 use crate::scan::digest::{DigestRules, Mode};
 use crate::scan::images::ImageRules;
+use crate::submit::{google, indexnow};
 use crate::url::{BaseUrl, Mapping, encode_path};
 use crate::walk::rules::{GroupRules, RuleSpec, Rules, ValueRules};
 use crate::walk::{ListFrom, Source};
-use crate::{decide, google, indexnow, publish, sitemap, state, summary, walk};
+use crate::{decide, publish, sitemap, state, summary, walk};
 
 const HINT: &str = "(on the command line, or in sitemapgen.toml)";
 
@@ -136,7 +137,7 @@ fn google_account(cli: &Cli) -> Result<Option<google::Account>> {
         return Ok(None);
     };
     let source = format!("--google-key-file {}", path.display());
-    let text = crate::input::read_file(path, google::MAX_JSON)
+    let text = crate::io::input::read_file(path, google::MAX_JSON)
         .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
         .with_context(|| format!("cannot read {source}"))?;
     google::Account::parse(&text, &source).map(Some)

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 
 use super::{Files, begins_sitemap, sniff};
-use crate::changes;
+use crate::outputs::changes;
 
 /// What an output holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

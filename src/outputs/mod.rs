@@ -2,7 +2,9 @@
 //! groups' sitemaps beside it; and the one rule every file a run writes goes through
 //! (`claim`).
 
+pub mod changes;
 pub mod claim;
+pub mod read;
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
@@ -12,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::atomic::dir_of;
+use crate::io::atomic::dir_of;
 
 /// The namespaces of the protocol and of the extensions we write (and read back).
 pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";

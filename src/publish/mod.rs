@@ -13,14 +13,15 @@ use std::io::Write;
 
 use anyhow::{Context, Result, bail};
 
-use crate::atomic::{self, Beside, Replaced, Sink, Temp, Written};
 use crate::error::UsageError;
+use crate::io::atomic::{self, Beside, Replaced, Sink, Temp, Written};
+use crate::io::input;
 use crate::outputs::claim::{self, Holds, Output};
+use crate::outputs::read::{self, Document};
 use crate::outputs::{Files, Format};
-use crate::previous::{self, Document};
 use crate::report::{Report, Warning};
+use crate::submit::indexnow;
 use crate::url::{BaseUrl, encode_path};
-use crate::{indexnow, input};
 
 /// How the run's files are published.
 #[derive(Debug)]
@@ -236,7 +237,7 @@ fn remove_stale(
     if std::fs::symlink_metadata(&other).is_ok_and(|meta| meta.is_file())
         && Holds::Sitemap.may_take(&other)?
         && let Ok(Some(bytes)) = input::read_file(&other, input::MAX_SITEMAP)
-        && let Ok(Document::Index(locs)) = previous::parse(bytes, &other.display(), None)
+        && let Ok(Document::Index(locs)) = read::parse(bytes, &other.display(), None)
         && locs.iter().all(|loc| {
             let name = loc.rsplit('/').next().unwrap_or_default();
             !name.is_empty() && files.named_like_ours(name.as_ref())

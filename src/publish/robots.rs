@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use percent_encoding::percent_decode_str;
 
-use crate::atomic::{Beside, Sink, Written};
 use crate::decide::robots::{self, Use};
+use crate::io::atomic::{Beside, Sink, Written};
 use crate::outputs::Files;
 
 /// What robots.txt must become for the sitemap's public URLs.

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-use crate::atomic::{Beside, Sink, Written};
-use crate::changes::{self, Kind};
 use crate::decide::lastmod::Recorded;
+use crate::io::atomic::{Beside, Sink, Written};
+use crate::outputs::changes::{self, Kind};
 use crate::state::{self, OldState};
 use crate::url::BaseUrl;
 

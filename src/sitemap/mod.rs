@@ -26,11 +26,11 @@ use time::OffsetDateTime;
 
 use crate::entry::Entry;
 
-use crate::atomic::{Beside, Scratch, Sink, Temp, Written};
 use crate::error::UsageError;
-use crate::input::MAX_SITEMAP;
+use crate::io::atomic::{Beside, Scratch, Sink, Temp, Written};
+use crate::io::input::MAX_SITEMAP;
+use crate::outputs::read;
 use crate::outputs::{Destination, Files, Format, name_beside};
-use crate::previous;
 use crate::report::Report;
 use crate::url::encode_path;
 use crate::w3c;
@@ -399,20 +399,18 @@ fn second_names(files: &Files, dir_url: &str, named: &mut [(OsString, Done)]) ->
 /// The names of the files beside the output that the index now at the output lists; none
 /// when there is no index there (or one that cannot be read as one).
 fn listed(files: &Files, dir_url: &str) -> Result<HashSet<OsString>> {
-    let bytes = crate::input::read_file(&files.target, MAX_SITEMAP)
+    let bytes = crate::io::input::read_file(&files.target, MAX_SITEMAP)
         .with_context(|| format!("cannot read {}", files.target.display()))?;
     let Some(bytes) = bytes else {
         return Ok(HashSet::new());
     };
-    Ok(
-        match previous::parse(bytes, &files.target.display(), None) {
-            Ok(previous::Document::Index(locs)) => locs
-                .iter()
-                .filter_map(|loc| name_beside(loc, dir_url))
-                .collect(),
-            _ => HashSet::new(),
-        },
-    )
+    Ok(match read::parse(bytes, &files.target.display(), None) {
+        Ok(read::Document::Index(locs)) => locs
+            .iter()
+            .filter_map(|loc| name_beside(loc, dir_url))
+            .collect(),
+        _ => HashSet::new(),
+    })
 }
 
 /// The sitemap index over `documents`, then the sitemaps of `--index-add`, not yet

@@ -31,7 +31,7 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::old::{OldState, Parsed, Record, Seen, Stamp};
-use crate::input;
+use crate::io::input;
 
 const MAGIC: &str = "sitemapgen-state";
 const VERSION: &str = "3";

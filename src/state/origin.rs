@@ -20,10 +20,10 @@ use url::Url;
 use super::file as state;
 use super::old::OldState;
 use super::{Found, Settings};
-use crate::http::{Client, Got};
-use crate::input::{self, Capped, Deadline, MAX_SITEMAP, MAX_SITEMAPS, MAX_STATE_BODY};
+use crate::io::http::{Client, Got};
+use crate::io::input::{self, Capped, Deadline, MAX_SITEMAP, MAX_SITEMAPS, MAX_STATE_BODY};
 use crate::outputs;
-use crate::previous::{self, Document};
+use crate::outputs::read::{self, Document};
 use crate::report::Report;
 use crate::url::BaseUrl;
 
@@ -236,7 +236,7 @@ impl Reading<'_> {
     /// index.
     fn shard_file(&mut self, loc: &str, index: &Path) -> Result<Document> {
         let name = loc.rsplit('/').next().unwrap_or_default();
-        let path = crate::atomic::dir_of(index).join(name);
+        let path = crate::io::atomic::dir_of(index).join(name);
         if name.is_empty() || name == "." || name == ".." {
             bail!("the index {} lists {loc}, not a file", index.display());
         }
@@ -282,7 +282,7 @@ impl Reading<'_> {
         if !outputs::begins_sitemap(&bytes) {
             bail!("{what} is not a sitemap (an XML urlset or index, or a text sitemap)");
         }
-        previous::parse(bytes, what, Some(&self.deadline))
+        read::parse(bytes, what, Some(&self.deadline))
     }
 }
 

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
-use crate::atomic::is_temp_name;
 use crate::html;
+use crate::io::atomic::is_temp_name;
 use crate::outputs::{DEFAULT_GROUP, Files, is_group_name};
 use crate::report::Reason;
 

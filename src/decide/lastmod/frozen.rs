@@ -9,8 +9,8 @@ use anyhow::{Context, Result};
 
 use super::churn::{Churn, SHOWN_REDATED};
 use super::{Listed, StateSettings};
-use crate::changes::Kind;
 use crate::html;
+use crate::outputs::changes::Kind;
 use crate::report::Report;
 use crate::scan::digest::DigestRules;
 use crate::scan::{Scanner, Want};

@@ -21,7 +21,7 @@ use std::thread::{self, JoinHandle};
 use anyhow::{Context, Result, anyhow, bail};
 use hashbrown::HashTable;
 
-use crate::input;
+use crate::io::input;
 
 /// Newest first; per commit an empty field, its date, then, if it touched files under the
 /// pathspecs that follow, a newline and their names, each field ending in NUL. The empty

@@ -15,7 +15,7 @@ use globset::Candidate;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, Stat};
 
 use super::{Ancestor, Item, Job};
-use crate::atomic::is_temp_name;
+use crate::io::atomic::is_temp_name;
 use crate::report::Warning;
 use crate::walk::find::{DIR_SYMLINK, sort_key};
 use crate::walk::rules::Skip;

@@ -18,9 +18,9 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use url::Url;
 
-use crate::atomic::{Beside, Sink};
-use crate::changes;
-use crate::http::{self, Client};
+use crate::io::atomic::{Beside, Sink};
+use crate::io::http::{self, Client};
+use crate::outputs::changes;
 use crate::outputs::claim::RECEIPT_HEADER;
 use crate::report::{Report, Verbosity, count};
 use crate::url::BaseUrl;
@@ -81,7 +81,7 @@ pub struct Settings {
 pub fn submit(settings: &Settings) -> Result<()> {
     let report = &mut Report::new(settings.verbosity, false);
     let path = &settings.changes;
-    let contents = crate::input::read_file(path, crate::input::MAX_CHANGES)
+    let contents = crate::io::input::read_file(path, crate::io::input::MAX_CHANGES)
         .and_then(|contents| contents.ok_or_else(|| io::ErrorKind::NotFound.into()))
         .with_context(|| format!("cannot read the changes file {}", path.display()))?;
     let prefix = settings.base.join("");

@@ -18,7 +18,7 @@ use ring::signature::{RSA_PKCS1_SHA256, RsaKeyPair};
 use serde_json::{Value, json};
 use url::Url;
 
-use crate::http::{self, Answer, Client};
+use crate::io::http::{self, Answer, Client};
 use crate::report::{Report, Verbosity, keep_secret};
 
 /// The Search Console API (its `webmasters/v3` path, which `sitemaps.submit` lives under).

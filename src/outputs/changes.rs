@@ -16,7 +16,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::input;
+use crate::io::input;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

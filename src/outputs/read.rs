@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use xml::reader::{EventReader, XmlEvent};
 
-use crate::input::{Deadline, MAX_INDEX_ENTRIES, MAX_XML_DEPTH};
+use crate::io::input::{Deadline, MAX_INDEX_ENTRIES, MAX_XML_DEPTH};
 use crate::outputs::{Files, SITEMAP_NS};
 
 /// loc → lastmod.

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc2822;
 use url::Url;
 
-use crate::input::{Capped, Deadline, size};
+use crate::io::input::{Capped, Deadline, size};
 use crate::report::Report;
 
 /// Redirects followed on one origin before giving up.

@@ -242,7 +242,7 @@ impl Written<Temp> {
         if ours.metadata()?.len() != other.len() {
             return Ok(false);
         }
-        let Some(theirs) = crate::input::open(path).with_context(unreadable)? else {
+        let Some(theirs) = crate::io::input::open(path).with_context(unreadable)? else {
             return Ok(false);
         };
         ours.seek(SeekFrom::Start(0))?;

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::atomic::{Temp, Written};
+use crate::io::atomic::{Temp, Written};
 use crate::outputs::Files;
-use crate::previous::{self, Document};
+use crate::outputs::read::{self, Document};
 use crate::publish::robots;
 use crate::report::Report;
 
@@ -24,11 +24,11 @@ pub fn compare(
     let written: Vec<PathBuf> = outputs.iter().map(|(path, _)| path.clone()).collect();
     let mut same = files.stale(&written)?.is_empty();
     // The new URLs, read back from the new documents, for the summary.
-    let mut new = previous::Urls::new();
+    let mut new = read::Urls::new();
     for (path, written) in outputs {
         let contents = written.contents()?;
         same &= std::fs::read(&path).ok().as_ref() == Some(&contents);
-        if let Document::Urls(urls) = previous::parse(contents, &path.display(), None)? {
+        if let Document::Urls(urls) = read::parse(contents, &path.display(), None)? {
             new.extend(urls);
         }
     }
@@ -44,11 +44,11 @@ pub fn compare(
     }
     let mut problems = String::new();
     if !same {
-        let old = previous::read(files)?;
+        let old = read::read(files)?;
         problems = format!(
             "{} is out of date: {}",
             files.path.display(),
-            previous::difference(old.as_ref(), &new)
+            read::difference(old.as_ref(), &new)
         );
     }
     problems.extend(robots);

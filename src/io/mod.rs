@@ -1,0 +1,6 @@
+//! Shared leaves for what crosses the process's edge: files that appear whole or not at all
+//! (`atomic`), every input read with a bound (`input`), and HTTP (`http`).
+
+pub mod atomic;
+pub mod http;
+pub mod input;
