@@ -4,7 +4,6 @@
 
 pub mod lastmod;
 mod plan;
-pub mod robots;
 pub mod verdict;
 
 use std::collections::HashMap;
@@ -14,6 +13,7 @@ use anyhow::{Context, Result};
 use url::Url;
 
 use crate::entry::{Alternate, Entry};
+use crate::outputs::robots::Disallow;
 use crate::report::{self, Reason, Report, Warning};
 use crate::scan::images::{ImageRules, MAX_IMAGES};
 use crate::state::Found;
@@ -23,7 +23,6 @@ use crate::walk::rules::{GroupRules, ValueRules};
 use lastmod::{Churn, Dater, Listed, Recorded};
 use plan::Judged;
 pub use plan::{Planned, Planner, Prepared};
-use robots::Disallow;
 use verdict::{Form, Verdict, suggested_base};
 
 /// How pages are decided.

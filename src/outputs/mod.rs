@@ -5,6 +5,7 @@
 pub mod changes;
 pub mod claim;
 pub mod read;
+pub mod robots;
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};

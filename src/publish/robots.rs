@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use percent_encoding::percent_decode_str;
 
-use crate::decide::robots::{self, Use};
 use crate::io::atomic::{Beside, Sink, Written};
 use crate::outputs::Files;
+use crate::outputs::robots::{self, Use};
 
 /// What robots.txt must become for the sitemap's public URLs.
 pub struct Plan {
