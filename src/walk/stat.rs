@@ -29,89 +29,17 @@ pub(super) fn stat_pages<P: Prepare>(
     settings: &Settings,
     prepare: &P,
 ) {
-    let verbose = settings.verbose;
     let mut stats = Stats::default();
     let mut scratch = P::Scratch::default();
-    loop {
-        let (number, batch) = {
-            let Ok(mut receiver) = receiver.lock() else {
-                return;
-            };
-            let Some((receiver, taken)) = receiver.as_mut() else {
-                return;
-            };
-            let Ok(batch) = receiver.recv() else {
-                return;
-            };
-            *taken += 1;
-            (*taken - 1, batch)
-        };
+    while let Some((number, batch)) = take(receiver) {
         let mut out = Vec::with_capacity(batch.len() + 8);
         for listed in batch {
-            let Listed {
-                rel,
-                path,
-                inside_skipped,
-            } = listed;
-            let name = OsStr::from_bytes(split_name(&path).1).to_os_string();
-            // What the file is (not following a symlink): a listed file that cannot be looked
-            // at is an error, whatever the rules say of it.
-            let looked = stats.dir(&path).and_then(|dir| {
-                let lstat = rustix::fs::statat(dir, &name, AtFlags::SYMLINK_NOFOLLOW)?;
-                Ok((dir, lstat))
-            });
-            let (dir, lstat) = match looked {
-                Ok(looked) => looked,
-                Err(err) => {
-                    let err = anyhow!("listed file {} cannot be read: {err}", path.display());
-                    out.push(Walked::Event(Event::Failed(err)));
-                    continue;
-                }
+            let mut to = Stat {
+                stats: &mut stats,
+                scratch: &mut scratch,
+                out: &mut out,
             };
-            let mut event = |event| out.push(Walked::Event(event));
-            if let Some((reason, why)) = inside_skipped {
-                event(excluded(verbose, &rel, reason, why));
-                continue;
-            }
-            let skipped = |rel, why: &str| Event::Skipped(rel, why.to_string());
-            let stat = match FileType::from_raw_mode(lstat.st_mode) {
-                FileType::Directory => {
-                    if verbose {
-                        event(skipped(rel, "a directory"));
-                    }
-                    continue;
-                }
-                FileType::Symlink => {
-                    let stat = rustix::fs::statat(dir, &name, AtFlags::empty());
-                    if let Ok(target) = &stat
-                        && FileType::from_raw_mode(target.st_mode) == FileType::Directory
-                    {
-                        if verbose {
-                            event(skipped(rel, DIR_SYMLINK));
-                        }
-                        continue;
-                    }
-                    stat.map_err(io::Error::from)
-                }
-                _ => Ok(lstat),
-            };
-            match settings.rules.skip_file(&rel, &Candidate::new(&rel)) {
-                None => {}
-                Some(Skip::OwnOutput) => {
-                    if verbose {
-                        event(skipped(rel, Skip::OwnOutput.to_string().as_str()));
-                    }
-                    continue;
-                }
-                Some(why) => {
-                    event(excluded(verbose, &rel, why.reason(), why));
-                    continue;
-                }
-            }
-            if let Some(page) = judge(stat, rel, path, verbose, &mut event) {
-                let file = PageFile { dir, name: &name };
-                out.push(Walked::Page(prepare.prepare(&mut scratch, page, file)));
-            }
+            to.file(listed, settings, prepare);
         }
         // A closed channel means the consumer failed; its error is the one to report.
         if sender.send((number, out)).is_err() {
@@ -119,6 +47,91 @@ pub(super) fn stat_pages<P: Prepare>(
                 *receiver = None;
             }
             return;
+        }
+    }
+}
+
+/// The next batch, numbered in the order the threads take them; None once there is none.
+fn take(receiver: &Batches) -> Option<(u64, Vec<Listed>)> {
+    let mut receiver = receiver.lock().ok()?;
+    let (receiver, taken) = receiver.as_mut()?;
+    let batch = receiver.recv().ok()?;
+    *taken += 1;
+    Some((*taken - 1, batch))
+}
+
+/// One thread's looking at the files of a batch.
+struct Stat<'a, P: Prepare> {
+    stats: &'a mut Stats,
+    scratch: &'a mut P::Scratch,
+    out: &'a mut Vec<Walked<P::Prepared>>,
+}
+
+impl<P: Prepare> Stat<'_, P> {
+    /// One listed file: an event, or a page prepared.
+    fn file(&mut self, listed: Listed, settings: &Settings, prepare: &P) {
+        let verbose = settings.verbose;
+        let Listed {
+            rel,
+            path,
+            inside_skipped,
+        } = listed;
+        let name = OsStr::from_bytes(split_name(&path).1).to_os_string();
+        // What the file is (not following a symlink): a listed file that cannot be looked
+        // at is an error, whatever the rules say of it.
+        let looked = self.stats.dir(&path).and_then(|dir| {
+            let lstat = rustix::fs::statat(dir, &name, AtFlags::SYMLINK_NOFOLLOW)?;
+            Ok((dir, lstat))
+        });
+        let (dir, lstat) = match looked {
+            Ok(looked) => looked,
+            Err(err) => {
+                let err = anyhow!("listed file {} cannot be read: {err}", path.display());
+                self.out.push(Walked::Event(Event::Failed(err)));
+                return;
+            }
+        };
+        let out = &mut *self.out;
+        let mut event = |event| out.push(Walked::Event(event));
+        if let Some((reason, why)) = inside_skipped {
+            return event(excluded(verbose, &rel, reason, why));
+        }
+        let skipped = |rel, why: &str| Event::Skipped(rel, why.to_string());
+        let stat = match FileType::from_raw_mode(lstat.st_mode) {
+            FileType::Directory => {
+                if verbose {
+                    event(skipped(rel, "a directory"));
+                }
+                return;
+            }
+            FileType::Symlink => {
+                let stat = rustix::fs::statat(dir, &name, AtFlags::empty());
+                if let Ok(target) = &stat
+                    && FileType::from_raw_mode(target.st_mode) == FileType::Directory
+                {
+                    if verbose {
+                        event(skipped(rel, DIR_SYMLINK));
+                    }
+                    return;
+                }
+                stat.map_err(io::Error::from)
+            }
+            _ => Ok(lstat),
+        };
+        match settings.rules.skip_file(&rel, &Candidate::new(&rel)) {
+            None => {}
+            Some(Skip::OwnOutput) => {
+                if verbose {
+                    event(skipped(rel, Skip::OwnOutput.to_string().as_str()));
+                }
+                return;
+            }
+            Some(why) => return event(excluded(verbose, &rel, why.reason(), why)),
+        }
+        if let Some(page) = judge(stat, rel, path, verbose, &mut event) {
+            let file = PageFile { dir, name: &name };
+            let page = prepare.prepare(self.scratch, page, file);
+            self.out.push(Walked::Page(page));
         }
     }
 }
