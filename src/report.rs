@@ -146,6 +146,8 @@ pub struct Report {
     left_out: [u64; REASONS],
     /// By `Warning`, in its order.
     warned: [u64; WARNINGS],
+    /// The URLs of --add-urls listed.
+    added: u64,
     /// Whether the warnings shown only in part have been counted out.
     warnings_finished: bool,
     progress: Progress,
@@ -180,6 +182,7 @@ impl Report {
             strict,
             left_out: [0; REASONS],
             warned: [0; WARNINGS],
+            added: 0,
             warnings_finished: false,
             progress: Progress::new(verbosity),
         }
@@ -309,11 +312,25 @@ impl Report {
         to_stderr(self.summary_line(written, place, churn));
     }
 
+    /// One more URL of --add-urls listed.
+    pub fn added_url(&mut self) {
+        self.added += 1;
+    }
+
+    /// The URLs of --add-urls listed.
+    pub fn added_urls(&self) -> u64 {
+        self.added
+    }
+
     /// The summary line, which -q does not print (--summary-json holds it all the same).
     pub fn summary_line(&self, written: u64, place: &str, churn: Option<impl Display>) -> String {
         let changes = churn.map_or(String::new(), |c| format!("; since the state: {c}"));
+        let added = match self.added {
+            0 => String::new(),
+            n => format!(" ({} from --add-urls)", thousands(n)),
+        };
         redact(&format!(
-            "wrote {} {place}{}{changes}",
+            "wrote {}{added} {place}{}{changes}",
             count(written, "URL"),
             self.left_out_summary()
         ))

@@ -1,5 +1,6 @@
 //! One run, the pipe from end to end: state (the last run's, loaded) → walk → decide (scan
-//! each page) → sitemap → publish, or check. Each stage takes its own settings.
+//! each page, then the URLs of --add-urls) → sitemap → publish, or check. Each stage takes
+//! its own settings.
 
 use std::path::PathBuf;
 
@@ -101,6 +102,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
         let summary = Summary {
             listed: collected,
             left_out: report.left_out_by_cause(),
+            added_urls: report.added_urls(),
             churn: churn.as_ref(),
             files_written: (outputs.len() + companions.len() + usize::from(robots)) as u64,
             line: report.summary_line(collected, &place, churn.as_ref()),
@@ -157,6 +159,14 @@ fn collect<'s>(
             Ok(())
         },
     )?;
+    for decided in decider.added_entries(report)? {
+        if let (Some(new), Some(recorded)) = (&mut new_state, &decided.recorded) {
+            new.record(recorded, &decided.entry.loc)?;
+        }
+        collector.push(decided.entry)?;
+        collected += 1;
+        report.added_url();
+    }
     decider.finish(report)?;
     if collected == 0 {
         bail!(

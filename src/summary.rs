@@ -5,6 +5,7 @@
 //! {
 //!   "version": 1,
 //!   "listed": 120,
+//!   "added_urls": 2,
 //!   "left_out": { "redirect": 3, "noindex": 1, …, "not_page": 56 },
 //!   "since_state": { "added": 2, "removed": 0, "redated": 1, "kept": 117 },
 //!   "files_written": 3,
@@ -12,7 +13,8 @@
 //! }
 //! ```
 //!
-//! Every cause is always there, 0 when none; `since_state` is null without --state. A new
+//! `added_urls` counts the URLs of `--add-urls` among those listed (a key added in version
+//! 1, as below). Every cause is always there, 0 when none; `since_state` is null without --state. A new
 //! key may appear in version 1; a key changes meaning or goes only with a new version.
 
 use std::io::{self, Write};
@@ -37,6 +39,8 @@ pub enum To {
 /// What a finished run counts.
 pub struct Summary<'a> {
     pub listed: u64,
+    /// Of them, the URLs of --add-urls.
+    pub added_urls: u64,
     /// Each cause's key and count, in the summary line's order.
     pub left_out: Vec<(&'static str, u64)>,
     pub churn: Option<&'a Churn>,
@@ -61,9 +65,11 @@ impl Summary<'_> {
             ),
         };
         format!(
-            "{{\n  \"version\": {VERSION},\n  \"listed\": {},\n  \"left_out\": {{ {} }},\n  \
-             \"since_state\": {since_state},\n  \"files_written\": {},\n  \"summary\": {}\n}}\n",
+            "{{\n  \"version\": {VERSION},\n  \"listed\": {},\n  \"added_urls\": {},\n  \
+             \"left_out\": {{ {} }},\n  \"since_state\": {since_state},\n  \
+             \"files_written\": {},\n  \"summary\": {}\n}}\n",
             self.listed,
+            self.added_urls,
             left_out.join(", "),
             self.files_written,
             Value::String(self.line.clone()),

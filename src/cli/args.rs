@@ -97,6 +97,13 @@ pub struct Cli {
           value_parser = ours(|text| parse_http_url(text, "--index-add")))]
     pub index_add: Vec<url::Url>,
 
+    /// List the URLs in FILE besides the pages (repeatable): a URL a line, optionally a W3C
+    /// date after a space (blank lines and # comments skipped), or a sitemap whose <url>
+    /// entries are taken with their <lastmod>; each under the base URL; a page at the same
+    /// URL wins
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub add_urls: Vec<PathBuf>,
+
     /// Files that count as pages (repeatable) [default: *.html, *.htm]
     #[arg(long, value_name = "GLOB", value_parser = glob_arg("--include"))]
     pub include: Vec<String>,

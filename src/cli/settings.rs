@@ -480,6 +480,7 @@ fn decide_settings(
             ImageRules::new(base, cli.image_host.clone(), cli.digest_region.clone())
                 .excluding(rules.excludes().clone())
         }),
+        add_urls: cli.add_urls.clone(),
         changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
         priority: ValueRules::new(&cli.priority, "--priority")?,
         groups,

@@ -1,15 +1,22 @@
 //! Deciding each page, in order: its URL, what its head says (and so the URL the site
 //! declares for it), whether robots.txt disallows it, whether another file already has its
 //! URL, its lastmod. A page becomes an `Entry`, or is left out with the reason reported.
+//! Once the pages are decided, the URLs of `--add-urls` (`added`) follow, with a page's
+//! checks.
 
+pub mod added;
 pub mod lastmod;
 mod plan;
 pub mod verdict;
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use globset::Candidate;
 use url::Url;
 
 use crate::entry::{Alternate, Entry};
@@ -20,6 +27,7 @@ use crate::state::Found;
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping};
 use crate::walk::Page;
 use crate::walk::rules::{GroupRules, ValueRules};
+use added::Added;
 use lastmod::{Churn, Dater, Listed, Recorded};
 use plan::Judged;
 pub use plan::{Planned, Planner, Prepared};
@@ -45,6 +53,8 @@ pub struct Settings {
     pub lastmod: lastmod::Settings,
     /// --images: what images are listed.
     pub images: Option<ImageRules>,
+    /// --add-urls: files of URLs to list besides the pages.
+    pub add_urls: Vec<PathBuf>,
 }
 
 /// A page decided: its entry in the sitemap, and what --state recorded of it.
@@ -71,6 +81,8 @@ pub struct Decider<'s> {
     /// the base URL each suggests: many of them mean the base URL is wrong.
     canonicals: u64,
     elsewhere: HashMap<String, u64>,
+    /// The URLs of --add-urls, listed once the pages are.
+    added: Added,
 }
 
 impl<'s> Decider<'s> {
@@ -80,6 +92,8 @@ impl<'s> Decider<'s> {
         found: Option<&Found>,
         report: &mut Report,
     ) -> Result<Decider<'s>> {
+        // First: a mistake in them is the user's, told before the site is read.
+        let added = Added::read(&settings.add_urls, &settings.base, report)?;
         let disallow = match &settings.robots_txt {
             Some(path) => Disallow::read(path)?,
             None => None,
@@ -92,6 +106,7 @@ impl<'s> Decider<'s> {
             dedup: Dedup::default(),
             canonicals: 0,
             elsewhere: HashMap::new(),
+            added,
         })
     }
 
@@ -227,6 +242,7 @@ impl<'s> Decider<'s> {
             }
         }
         let Some(first) = self.dedup.claim(&page.rel, path) else {
+            self.added.listed(path, &page.rel);
             return Ok(false);
         };
         report.left_out(&page.rel, Reason::Duplicate, "duplicate URL");
@@ -346,6 +362,58 @@ impl<'s> Decider<'s> {
             }
         }
         Ok(None)
+    }
+
+    /// The --add-urls URLs decided, once every page is: each left out when a
+    /// page has its URL (warned of) or robots.txt disallows it, as a page would be.
+    pub fn added_entries(&mut self, report: &mut Report) -> Result<Vec<Decided>> {
+        let settings = self.settings;
+        let mut entries = Vec::new();
+        for url in std::mem::take(&mut self.added).into_urls() {
+            let at = Path::new(&url.at);
+            if let Some(page) = &url.page {
+                report.left_out(at, Reason::Duplicate, "a page has its URL");
+                report.warn(
+                    Warning::Duplicate,
+                    format_args!(
+                        "{}: {} is the URL of the page {}",
+                        url.at,
+                        url.loc,
+                        page.display()
+                    ),
+                    "listing the page",
+                )?;
+                continue;
+            }
+            if let Some(disallow) = &self.disallow
+                && disallow.blocks(&format!("{}{}", self.base.path(), url.path))
+            {
+                report.strict(format_args!("robots.txt disallows {}", url.loc))?;
+                report.left_out(at, Reason::Robots, "robots.txt disallows its URL");
+                continue;
+            }
+            // The rules' globs match a page's path under DIR: an added URL's path, decoded.
+            let decoded: Vec<u8> = percent_encoding::percent_decode_str(&url.path).collect();
+            let candidate = Candidate::new(Path::new(OsStr::from_bytes(&decoded)));
+            let (lastmod, recorded) = self.dater.date_added(
+                &Listed {
+                    key: &url.path,
+                    path: &url.path,
+                    loc: &url.loc,
+                },
+                url.lastmod.as_deref(),
+            );
+            let entry = Entry {
+                lastmod,
+                changefreq: settings.changefreq.value(&candidate).map(String::from),
+                priority: settings.priority.value(&candidate).map(String::from),
+                group: settings.groups.group(&candidate),
+                loc: url.loc,
+                ..Entry::default()
+            };
+            entries.push(Decided { entry, recorded });
+        }
+        Ok(entries)
     }
 
     /// Says, when most pages name canonical URLs outside the base URL, that the base URL is

@@ -1,5 +1,5 @@
 //! Reading what another program or another machine wrote (a state, a published sitemap, a
-//! changes file), within limits: every bound on such input is named here; files are opened
+//! changes file, an `--add-urls` file), within limits: every bound on such input is named here; files are opened
 //! only when regular (a FIFO or a device could hang the run or never end); a reader refuses
 //! more than so many bytes, gzip is recognised by its magic bytes and decompressed under
 //! such a limit, lines are of bounded length, and a deadline bounds the time of the whole.
@@ -31,6 +31,9 @@ pub const MAX_INDEX_ENTRIES: usize = 50_000;
 /// children need four; deeper is no sitemap (and nesting costs the XML parser time that
 /// grows with the depth).
 pub const MAX_XML_DEPTH: usize = 16;
+
+/// An `--add-urls` file, decompressed: some 2 million URLs with dates.
+pub const MAX_ADDED_URLS: u64 = 256 << 20;
 
 /// A changes file: some 4 million URLs of 60 bytes.
 pub const MAX_CHANGES: u64 = 256 << 20;

@@ -7,6 +7,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use xml::common::Position;
 use xml::reader::{EventReader, XmlEvent};
 
 use crate::io::input::{Deadline, MAX_INDEX_ENTRIES, MAX_XML_DEPTH};
@@ -93,10 +94,53 @@ pub fn parse(
         ));
     }
     // A damaged old sitemap is simply one that differs: read what parses.
-    let (mut urls, mut shards) = (Urls::new(), Vec::new());
+    let mut urls = Urls::new();
+    let shards = read_xml(&bytes, what, deadline, false, |loc, lastmod, _| {
+        urls.insert(loc, lastmod);
+    })?;
+    Ok(if shards.is_empty() {
+        Document::Urls(urls)
+    } else {
+        Document::Index(shards)
+    })
+}
+
+/// A `<url>` as a sitemap writes it, and the line its element starts on.
+pub struct Listed {
+    pub loc: String,
+    pub lastmod: Option<String>,
+    pub line: u64,
+}
+
+/// The `<url>` entries of the urlset in `bytes` (plain XML), in their order, repeats
+/// included, for `--add-urls`. Unlike `parse`, damage is an error: a URL lost after it
+/// would be missing from the sitemap with no word said. An index is refused.
+pub fn parse_listed(bytes: &[u8], what: &dyn std::fmt::Display) -> Result<Vec<Listed>> {
+    let mut listed = Vec::new();
+    let shards = read_xml(bytes, what, None, true, |loc, lastmod, line| {
+        listed.push(Listed { loc, lastmod, line });
+    })?;
+    if !shards.is_empty() {
+        bail!("{what} is a sitemap index, not a urlset of URLs");
+    }
+    Ok(listed)
+}
+
+/// Reads the sitemap XML in `bytes`, giving each `<url>`'s loc, lastmod and line to `url`;
+/// returns the locs of an index's `<sitemap>` entries. Damage ends the reading, or with
+/// `strict` is an error naming its line.
+fn read_xml(
+    bytes: &[u8],
+    what: &dyn std::fmt::Display,
+    deadline: Option<&Deadline>,
+    strict: bool,
+    mut url: impl FnMut(String, Option<String>, u64),
+) -> Result<Vec<String>> {
+    let mut shards = Vec::new();
     let (mut element, mut loc, mut lastmod) = (String::new(), None::<String>, None);
-    let mut depth = 0;
-    for (n, event) in EventReader::new(bytes.as_slice()).into_iter().enumerate() {
+    let (mut depth, mut line) = (0, 0);
+    let mut reader = EventReader::new(bytes);
+    for n in 0usize.. {
         if n % 4096 == 0
             && let Some(deadline) = deadline
         {
@@ -104,7 +148,8 @@ pub fn parse(
                 .left()
                 .with_context(|| format!("cannot read the sitemap {what}"))?;
         }
-        match event {
+        match reader.next() {
+            Ok(XmlEvent::EndDocument) => break,
             // Its entities could stand for anything (a file, another site), and no sitemap
             // has one.
             Ok(XmlEvent::Doctype { .. }) => {
@@ -120,6 +165,9 @@ pub fn parse(
                     Some(SITEMAP_NS) | None => element = name.local_name,
                     _ => element.clear(),
                 }
+                if element == "url" {
+                    line = reader.position().row + 1;
+                }
             }
             Ok(XmlEvent::Characters(text)) => match element.as_str() {
                 "loc" => loc = Some(text),
@@ -132,7 +180,7 @@ pub fn parse(
                 match name.local_name.as_str() {
                     "url" => {
                         if let Some(loc) = loc.take() {
-                            urls.insert(loc, lastmod.take());
+                            url(loc, lastmod.take(), line);
                         }
                     }
                     "sitemap" => {
@@ -148,14 +196,11 @@ pub fn parse(
                 }
             }
             Ok(_) => {}
+            Err(err) if strict => bail!("{what} is not well-formed XML: {err}"),
             Err(_) => break,
         }
     }
-    Ok(if shards.is_empty() {
-        Document::Urls(urls)
-    } else {
-        Document::Index(shards)
-    })
+    Ok(shards)
 }
 
 /// `2 added, 1 removed, 3 re-dated` with the first few of each, or what else differs.

@@ -1,5 +1,6 @@
 //! Integration tests: the built binary on sites in temp dirs, every sitemap validated.
 
+mod added;
 mod browser;
 mod docs;
 mod failures;

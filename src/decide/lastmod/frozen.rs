@@ -224,3 +224,57 @@ impl<'c> Frozen<'c> {
         Ok((digest, scanned.fingerprint))
     }
 }
+
+/// What the state records as an added URL's digest: it has no content of its own, and its
+/// date changes only with the date given.
+const ADDED_DIGEST: [u8; 32] = [0; 32];
+
+impl Frozen<'_> {
+    /// `Dater::date_added` with --state.
+    pub(super) fn date_added(
+        &mut self,
+        url: &Listed,
+        given: Option<&str>,
+        run: impl FnOnce() -> Option<String>,
+    ) -> (Option<String>, Option<Recorded>) {
+        let taken = self.old.take(url.key);
+        let again = taken == Take::Again;
+        let (lastmod, change) = match taken {
+            Take::Record(old) => match given {
+                Some(date) if old.lastmod.as_deref() != Some(date) => {
+                    self.churn.redated += 1;
+                    if self.churn.redated_urls.len() < SHOWN_REDATED {
+                        self.churn.redated_urls.push(url.loc.to_string());
+                    }
+                    (Some(date.to_string()), Some(Kind::Redated))
+                }
+                _ => {
+                    self.churn.kept += 1;
+                    (old.lastmod.or_else(run), None)
+                }
+            },
+            Take::Unknown | Take::Again => {
+                self.churn.added += 1;
+                (given.map(String::from).or_else(run), Some(Kind::Added))
+            }
+        };
+        if !self.record {
+            return (lastmod, None);
+        }
+        // A page listed in another form may have taken the key (its canonical URL declares
+        // `a`, its file maps to `a/`): a state holds a key once.
+        let repeated = again || !self.added.insert(url.key.into());
+        let record = Record {
+            lastmod: lastmod.clone(),
+            digest: blake3::Hash::from_bytes(ADDED_DIGEST),
+            stamp: None,
+            streak: 0,
+            fingerprint: None,
+        };
+        let recorded = Recorded {
+            change,
+            record: (!repeated).then(|| (url.key.to_string(), record)),
+        };
+        (lastmod, Some(recorded))
+    }
+}

@@ -179,6 +179,23 @@ impl<'c> Dater<'c> {
         }
     }
 
+    /// The lastmod of a URL of `--add-urls`, listed as `url` (its key the same as its path),
+    /// given with the date `given` or none: that date; else, with --state, the date the
+    /// state has for it; else the run's (the date `--lastmod` gives every URL, or the run's
+    /// time). With --lastmod none, no date at all. With it, what --state records of it.
+    pub fn date_added(
+        &mut self,
+        url: &Listed,
+        given: Option<&str>,
+    ) -> (Option<String>, Option<Recorded>) {
+        let given = given.filter(|_| *self.mode != LastmodMode::Omit);
+        let run = || run_date(self.mode, self.clamp);
+        match &mut self.frozen {
+            None => (given.map(String::from).or_else(run), None),
+            Some(frozen) => frozen.date_added(url, given, run),
+        }
+    }
+
     /// Once every page is dated: waits for git if no page did, so that its failure is told
     /// whatever the pages needed; warns of the pages re-dated on every run of late.
     pub fn finish(&mut self, report: &mut Report) -> Result<()> {
@@ -219,6 +236,22 @@ pub struct Listed<'a> {
     /// The URL path it is listed at (the form its canonical URL declares, or `key`).
     pub path: &'a str,
     pub loc: &'a str,
+}
+
+/// The date of a URL with no date of its own and none recorded: the one `--lastmod` gives
+/// every URL, or else the run's time (clamped by SOURCE_DATE_EPOCH, as an mtime is).
+fn run_date(mode: &LastmodMode, clamp: Option<i64>) -> Option<String> {
+    match mode {
+        LastmodMode::Omit => None,
+        LastmodMode::Fixed(date) => Some(date.clone()),
+        LastmodMode::Page(fallback) => run_date(fallback, clamp),
+        LastmodMode::Mtime | LastmodMode::Git => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_secs() as i64);
+            format_mtime(clamp.map_or(now, |epoch| now.min(epoch)))
+        }
+    }
 }
 
 /// The date `mode` gives a page that is new or changed; `declared`, the date it declares.

@@ -1,0 +1,284 @@
+//! `--add-urls FILE`: URLs the build folder does not hold (an app's routes, a search page
+//! served by another service), listed with the pages. FILE is a text file, a URL a line with
+//! an optional W3C date after a space (blank lines and lines starting with `#` are skipped),
+//! or a sitemap (XML, gzipped or not) whose `<url>` entries are taken with their `<lastmod>`:
+//! told apart by content, a sitemap starting with `<` (after a byte order mark and
+//! whitespace).
+//!
+//! Each URL is checked as a page's is: under the base URL, in the one form sitemapgen writes
+//! paths in, shorter than the protocol's limit. Anything else is a usage error naming the
+//! file and line; a file that cannot be read is a runtime failure. The URLs are listed after
+//! the pages, ordered by their path as the walk orders a site (depth first, names byte-wise),
+//! so that the order depends neither on the files nor on their lines.
+
+use std::collections::HashMap;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use url::Url;
+
+use crate::error::UsageError;
+use crate::io::input::{self, Capped, MAX_ADDED_URLS};
+use crate::outputs::read;
+use crate::report::{Report, Warning};
+use crate::url::{BaseUrl, MAX_LOC_LEN, is_page_path, normal_path, strict_url};
+use crate::w3c::is_w3c_date;
+
+/// One added URL, checked.
+#[derive(Debug)]
+pub struct AddedUrl {
+    /// Its path under the base URL, in normal form: what a page listed at it would have.
+    pub path: String,
+    pub loc: String,
+    /// The date given with it.
+    pub lastmod: Option<String>,
+    /// `FILE:LINE`, for messages.
+    pub at: String,
+    /// The page of the site listed at the same URL, which wins.
+    pub page: Option<PathBuf>,
+}
+
+/// The URLs of every `--add-urls` file, each once, in their order.
+#[derive(Debug, Default)]
+pub struct Added {
+    urls: Vec<AddedUrl>,
+    /// Each URL's place in `urls`, by its path.
+    by_path: HashMap<String, usize>,
+}
+
+impl Added {
+    /// Reads and checks the URLs of `files`; a URL given again is warned of and listed once,
+    /// with its first date.
+    pub fn read(files: &[PathBuf], base: &BaseUrl, report: &mut Report) -> Result<Added> {
+        let base_url = Url::parse(&base.join("")).context("the base URL")?;
+        let mut urls: Vec<AddedUrl> = Vec::new();
+        let mut first: HashMap<String, usize> = HashMap::new();
+        for file in files {
+            for (line, loc, date) in lines(file)? {
+                let at = format!("{}:{line}", file.display());
+                let url = check(&at, &loc, date, base, &base_url)?;
+                if let Some(&i) = first.get(&url.path) {
+                    report.warn(
+                        Warning::Duplicate,
+                        format_args!("{at}: {} is added again (first at {})", url.loc, urls[i].at),
+                        "listing it once, with the first one's date",
+                    )?;
+                    continue;
+                }
+                first.insert(url.path.clone(), urls.len());
+                urls.push(url);
+            }
+        }
+        // Depth first, as the walk orders a site: a directory's URL, then what lies below it.
+        urls.sort_by(|a, b| a.path.split('/').cmp(b.path.split('/')));
+        let by_path = urls
+            .iter()
+            .enumerate()
+            .map(|(i, url)| (url.path.clone(), i))
+            .collect();
+        Ok(Added { urls, by_path })
+    }
+
+    /// Notes that the page at `rel` is listed at URL path `path`, which wins over an added
+    /// URL of the same path.
+    pub fn listed(&mut self, path: &str, rel: &Path) {
+        if self.by_path.is_empty() {
+            return;
+        }
+        if let Some(&i) = self.by_path.get(path) {
+            self.urls[i].page.get_or_insert_with(|| rel.to_path_buf());
+        }
+    }
+
+    pub fn into_urls(self) -> Vec<AddedUrl> {
+        self.urls
+    }
+}
+
+/// Each URL of `file` with its line number and its date, as written.
+fn lines(file: &Path) -> Result<Vec<(u64, String, Option<String>)>> {
+    let cannot = || format!("cannot read {} (--add-urls)", file.display());
+    let Some(opened) = input::open(file).with_context(cannot)? else {
+        bail!("there is no file {} (--add-urls)", file.display());
+    };
+    let mut bytes = Vec::new();
+    input::decoded(
+        BufReader::new(Capped::new(opened, MAX_ADDED_URLS)),
+        MAX_ADDED_URLS,
+    )
+    .and_then(|mut plain| plain.read_to_end(&mut bytes))
+    .with_context(cannot)?;
+    let text = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
+    if text.trim_ascii_start().starts_with(b"<") {
+        let what = file.display();
+        let listed = read::parse_listed(text, &what).map_err(|err| usage(err.to_string()))?;
+        return Ok(listed
+            .into_iter()
+            .map(|url| (url.line, url.loc.trim().to_string(), url.lastmod))
+            .collect());
+    }
+    let mut urls = Vec::new();
+    for (n, line) in text.split(|&byte| byte == b'\n').enumerate() {
+        let at = || format!("{}:{}", file.display(), n + 1);
+        let Ok(line) = std::str::from_utf8(line) else {
+            return Err(usage(format!("{}: the line is not UTF-8", at())));
+        };
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut fields = line.split_ascii_whitespace();
+        let (Some(loc), date, None) = (fields.next(), fields.next(), fields.next()) else {
+            return Err(usage(format!(
+                "{}: {line:?} is not a URL, optionally with a date after a space",
+                at()
+            )));
+        };
+        urls.push((n as u64 + 1, loc.to_string(), date.map(String::from)));
+    }
+    Ok(urls)
+}
+
+/// The URL `loc`, given at `at` with `date`, checked and in the form sitemapgen writes.
+fn check(
+    at: &str,
+    loc: &str,
+    date: Option<String>,
+    base: &BaseUrl,
+    base_url: &Url,
+) -> Result<AddedUrl> {
+    let date = date.map(|date| date.trim().to_string());
+    if let Some(date) = date.as_deref().filter(|date| !is_w3c_date(date)) {
+        return Err(usage(format!(
+            "{at}: {date:?} is not a W3C date (2024-05-01) or datetime with seconds and zone \
+             (2024-05-01T10:00:00+02:00)"
+        )));
+    }
+    let url = match Url::parse(loc) {
+        Ok(url) => url,
+        Err(err) => {
+            return Err(usage(format!(
+                "{at}: {loc:?} is not an absolute URL ({err})"
+            )));
+        }
+    };
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(usage(format!(
+            "{at}: {loc} has a query or a fragment; a sitemap lists pages by their path"
+        )));
+    }
+    let strict = strict_url(&url);
+    let path = normal_path(&strict[url[..url::Position::BeforePath].len()..]);
+    let under =
+        url.origin() == base_url.origin() && url.username().is_empty() && url.password().is_none();
+    let Some(rel) = path.strip_prefix(base.path()).filter(|_| under) else {
+        return Err(usage(format!(
+            "{at}: {loc} is outside the base URL {}\nhint: a sitemap lists only URLs under \
+             its base URL (--base-url)",
+            base.join("")
+        )));
+    };
+    if !is_page_path(rel) {
+        return Err(usage(format!("{at}: {loc} has an empty path segment")));
+    }
+    let listed = base.join(rel);
+    if listed.len() >= MAX_LOC_LEN {
+        return Err(usage(format!(
+            "{at}: the URL has {} characters, the limit is {}",
+            listed.len(),
+            MAX_LOC_LEN - 1
+        )));
+    }
+    Ok(AddedUrl {
+        path: rel.to_string(),
+        loc: listed,
+        lastmod: date,
+        at: at.to_string(),
+        page: None,
+    })
+}
+
+fn usage(message: String) -> anyhow::Error {
+    UsageError(message).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Verbosity;
+
+    fn read(text: &str) -> Result<Vec<(String, Option<String>)>> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("urls.txt");
+        std::fs::write(&file, text).unwrap();
+        let base = BaseUrl::parse("https://example.com/docs/").unwrap();
+        let mut report = Report::new(Verbosity::Quiet, false);
+        let added = Added::read(&[file], &base, &mut report)?;
+        Ok(added
+            .into_urls()
+            .into_iter()
+            .map(|url| (url.loc, url.lastmod))
+            .collect())
+    }
+
+    #[test]
+    fn urls_are_normalised_like_pages_and_ordered_depth_first() {
+        let urls = read(
+            "\u{feff}# routes\n\nhttps://EXAMPLE.com:443/docs/app/x%7e  2024-05-01\r\n\
+             https://example.com/docs/app-x\n  https://example.com/docs/app/\n\
+             https://example.com/docs/caf\u{e9}/../app/%c3%a9 2024-05-01T10:00:00Z\n",
+        )
+        .unwrap();
+        assert_eq!(
+            urls,
+            [
+                ("https://example.com/docs/app/".into(), None),
+                (
+                    "https://example.com/docs/app/%C3%A9".into(),
+                    Some("2024-05-01T10:00:00Z".into())
+                ),
+                (
+                    "https://example.com/docs/app/x~".into(),
+                    Some("2024-05-01".into())
+                ),
+                ("https://example.com/docs/app-x".into(), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn what_is_no_url_under_the_base_is_refused_naming_its_line() {
+        for (text, error) in [
+            (
+                "https://example.com/docs/a\nnot a url\n",
+                "urls.txt:2: \"not a url\" is not",
+            ),
+            (
+                "https://example.com/docs/a 2024-13-01",
+                "urls.txt:1: \"2024-13-01\" is not a W3C",
+            ),
+            (
+                "https://example.com/docs",
+                "urls.txt:1: https://example.com/docs is outside",
+            ),
+            ("http://example.com/docs/a", "is outside the base URL"),
+            ("https://example.com:8443/docs/a", "is outside the base URL"),
+            ("https://u@example.com/docs/a", "is outside the base URL"),
+            (
+                "https://example.com/docs/a?q=1",
+                "has a query or a fragment",
+            ),
+            (
+                "https://example.com/docs/a#top",
+                "has a query or a fragment",
+            ),
+            ("https://example.com/docs/a//b", "has an empty path segment"),
+            ("/docs/a", "is not an absolute URL"),
+        ] {
+            let err = read(text).unwrap_err();
+            assert!(err.is::<UsageError>(), "{text}: {err}");
+            assert!(err.to_string().contains(error), "{text}: {err}");
+        }
+    }
+}
