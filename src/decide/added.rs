@@ -281,4 +281,21 @@ mod tests {
             assert!(err.to_string().contains(error), "{text}: {err}");
         }
     }
+
+    proptest::proptest! {
+        /// Whatever a line holds, it is refused or listed as a URL under the base URL in
+        /// normal form, and nothing panics.
+        #[test]
+        fn any_line_is_refused_or_a_normal_url_under_the_base(
+            loc in "(https?://|//|/|[Ee]xample\\.com|:443|:8|docs|/\\.\\.|%|%2F|%c3%a9|\u{e9}|[a?#@ \t]|\u{0})*",
+            date in proptest::option::of("[0-9T:+Z-]{0,25}"),
+        ) {
+            let base = BaseUrl::parse("https://example.com/docs/").unwrap();
+            let base_url = Url::parse(&base.join("")).unwrap();
+            if let Ok(url) = check("f:1", &loc, date, &base, &base_url) {
+                proptest::prop_assert!(is_page_path(&url.path), "{:?}", url.path);
+                proptest::prop_assert_eq!(url.loc, base.join(&url.path));
+            }
+        }
+    }
 }
