@@ -172,9 +172,10 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub changes: Option<PathBuf>,
 
-    /// Write the run's counts as JSON to FILE (`-` for standard output): the URLs listed, the
-    /// files left out by cause, the URLs added, re-dated and removed since the state, the
-    /// files written, and the summary line; `"version": 1` (doc/outputs.md: "The summary as JSON")
+    /// Write the run's counts as JSON to FILE (`-` for standard output): the URLs listed (and
+    /// how many of them --add-urls gave), the files left out by cause, the URLs added,
+    /// re-dated and removed since the state, the files written, and the summary line;
+    /// `"version": 1` (doc/outputs.md: "The summary as JSON")
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub summary_json: Option<PathBuf>,
 
