@@ -3,7 +3,9 @@
 
 mod args;
 mod config_file;
+mod place;
 mod settings;
+mod submit;
 
 use std::ffi::OsString;
 
@@ -41,11 +43,11 @@ pub fn request(args: Vec<OsString>) -> Result<Request> {
         None => err,
     };
     if cli.google_submit {
-        let settings = settings::google_settings(cli).map_err(blame)?;
+        let settings = submit::google_settings(cli).map_err(blame)?;
         return Ok(Request::GoogleSubmit(Box::new(settings)));
     }
     if cli.indexnow_submit {
-        let settings = settings::submit_settings(cli).map_err(blame)?;
+        let settings = submit::submit_settings(cli).map_err(blame)?;
         return Ok(Request::Submit(Box::new(settings)));
     }
     Ok(Request::Run(Box::new(
