@@ -10,15 +10,16 @@ use clap::parser::ValueSource;
 use clap::{ArgAction, ArgGroup, ArgMatches, CommandFactory, Parser, ValueHint};
 
 use crate::decide::lastmod::LastmodMode;
+use crate::decide::rules::{
+    GroupRule, ValueRule, parse_changefreq_rule, parse_group_rule, parse_priority_rule,
+};
 use crate::outputs::Format;
 use crate::scan::digest::Mode;
 use crate::scan::images::parse_host;
 use crate::scan::select::Selector;
 use crate::state::origin::Published;
 use crate::url::BaseUrl;
-use crate::walk::rules::{
-    GroupRule, ValueRule, check_glob, parse_changefreq_rule, parse_group_rule, parse_priority_rule,
-};
+use crate::walk::rules::check_glob;
 
 #[derive(Debug, Parser)]
 #[command(

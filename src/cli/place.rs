@@ -9,11 +9,12 @@ use anyhow::{Result, bail};
 
 use super::args::Cli;
 use super::settings::grouped;
+use crate::decide::rules::GroupRules;
 use crate::outputs::claim::{self, Holds, Output};
 use crate::outputs::{self, Destination, Files, Format};
 use crate::submit::indexnow;
 use crate::url::{BaseUrl, encode_path};
-use crate::walk::rules::{GroupRules, Rules};
+use crate::walk::rules::Rules;
 use crate::{publish, summary};
 
 /// The sitemap's name in DIR when -o names none.

@@ -12,6 +12,7 @@ use anyhow::{Context, Result, bail};
 use super::args::Cli;
 use super::place::{Place, claim_outputs, path_inside};
 use crate::decide::lastmod::{self, LastmodMode, StateSettings};
+use crate::decide::rules::{GroupRules, ValueRules};
 use crate::outputs::{Destination, Format};
 use crate::report::Verbosity;
 use crate::run::Settings;
@@ -19,7 +20,7 @@ use crate::scan::digest::{DigestRules, Mode};
 use crate::scan::images::ImageRules;
 use crate::submit::indexnow;
 use crate::url::{BaseUrl, Mapping};
-use crate::walk::rules::{GroupRules, RuleSpec, Rules, ValueRules};
+use crate::walk::rules::{RuleSpec, Rules};
 use crate::walk::{ListFrom, Source};
 use crate::{decide, publish, sitemap, state, walk};
 

@@ -7,6 +7,7 @@
 pub mod added;
 pub mod lastmod;
 mod plan;
+pub mod rules;
 pub mod verdict;
 
 use std::collections::HashMap;
@@ -26,11 +27,11 @@ use crate::scan::images::{ImageRules, MAX_IMAGES};
 use crate::state::Found;
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping};
 use crate::walk::Page;
-use crate::walk::rules::{GroupRules, ValueRules};
 use added::Added;
 use lastmod::{Churn, Dater, Listed, Recorded};
 use plan::Judged;
 pub use plan::{Planned, Planner, Prepared};
+use rules::{GroupRules, ValueRules};
 use verdict::{Form, Verdict, suggested_base};
 
 /// How pages are decided.

@@ -10,6 +10,7 @@ use url::Url;
 
 use super::Settings;
 use super::lastmod::Digests;
+use super::rules::ValueRules;
 use super::verdict::{self, Verdict};
 use crate::html;
 use crate::scan::digest::DigestRules;
@@ -17,7 +18,6 @@ use crate::scan::head::Head;
 use crate::scan::images::ImageWant;
 use crate::scan::{Scanned, Scanner, Want};
 use crate::url::{MAX_LOC_LEN, PagePath, encode_path};
-use crate::walk::rules::ValueRules;
 use crate::walk::{self, Page, PageFile};
 
 /// A page, and what is known of it before it is read.
