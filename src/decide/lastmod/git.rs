@@ -272,13 +272,9 @@ fn holds(dir: &[u8], path: &[u8]) -> bool {
             .is_some_and(|rest| rest.is_empty() || rest[0] == b'/')
 }
 
-/// The pathspecs of each `git log` reading the history, from `listing` (HEAD's files under
-/// DIR, as `LIST` prints them): DIR whole (`.`) when it has at most `max` files. Otherwise
-/// the largest directories are split into their subdirectories (at most `MAX_UNITS` in
-/// all) until none has more than `max` files, the subdirectories are packed in order into
-/// logs of at most `max` files, and a last log takes the rest: the files beside them, and
-/// those HEAD no longer has.
-fn groups(mut listing: impl BufRead, max: u32) -> Result<Vec<Vec<OsString>>> {
+/// The directories of `listing` (HEAD's files under DIR, as `LIST` prints them), DIR
+/// first, each with the number of files below it.
+fn directories(mut listing: impl BufRead) -> Result<Vec<Dir>> {
     let mut dirs = vec![Dir {
         path: Vec::new(),
         files: 0,
@@ -317,6 +313,17 @@ fn groups(mut listing: impl BufRead, max: u32) -> Result<Vec<Vec<OsString>>> {
             dirs[at].files = dirs[at].files.saturating_add(1);
         }
     }
+    Ok(dirs)
+}
+
+/// The pathspecs of each `git log` reading the history, from `listing` (HEAD's files under
+/// DIR, as `LIST` prints them): DIR whole (`.`) when it has at most `max` files. Otherwise
+/// the largest directories are split into their subdirectories (at most `MAX_UNITS` in
+/// all) until none has more than `max` files, the subdirectories are packed in order into
+/// logs of at most `max` files, and a last log takes the rest: the files beside them, and
+/// those HEAD no longer has.
+fn groups(listing: impl BufRead, max: u32) -> Result<Vec<Vec<OsString>>> {
+    let dirs = directories(listing)?;
     let mut children = vec![Vec::new(); dirs.len()];
     for (at, dir) in dirs.iter().enumerate().skip(1) {
         children[dir.parent].push(at);
