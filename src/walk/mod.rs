@@ -19,31 +19,27 @@
 //! --include '*' --no-default-excludes --hidden --ignore-disallow --format txt`, which also
 //! maps the files to URLs and writes them. All keep a non-UTF-8 name's bytes and follow no
 //! symlink loop (each crate yields one as an error when it follows links); walkdir and jwalk
-//! give this order as they walk. Release build of 4550d9b, 2 AMD EPYC CPUs that other builds
-//! kept busy throughout (load 8-16: no idle core for a second thread to use; wall times
-//! varied 2-3x, the rounds' CPU ratios 0.84-1.30). Medians of the rounds' ratios to
-//! sitemapgen, wall / CPU (user+sys):
+//! give this order as they walk. Release build of 4550d9b (this walk's code, only moved
+//! since), 2 AMD EPYC CPUs, nothing else running (0.01–0.03 of 2 CPUs busy before and
+//! after); `RUNS=7 WARMUP=1` (1M: `RUNS=5`). Median wall time, and the medians of the
+//! rounds' ratios to sitemapgen, wall / CPU (user+sys):
 //!
 //! ```text
-//! tree       files      sitemapgen       walkdir     jwalk       ignore+sort ignore
-//! rust-doc      32,819  483 ms / 144 ms  1.02/1.01   1.05/1.01   1.11/1.01   0.97/0.91
-//! 200k         260,045  3.25 s / 1.05 s  0.86/0.94   0.89/0.99   1.03/1.04   0.92/0.95
-//! 1M         1,300,189  13.0 s / 4.89 s  0.92/0.97   1.00/1.03   1.04/1.08   0.93/0.97
+//! tree       files      sitemapgen  walkdir     jwalk       ignore+sort ignore
+//! rust-doc      32,819      98 ms   1.80/1.01   0.90/0.96   1.09/1.02   0.92/0.92
+//! 200k         260,045     515 ms   2.00/1.04   1.30/1.33   1.29/1.16   1.14/1.12
+//! 1M         1,300,189    2.44 s    1.85/0.96   1.07/1.09   1.28/1.14   1.03/1.01
 //! ```
 //!
-//! So, on that machine, this walk is not clearly faster (the bar the issue set for keeping
-//! it), and walkdir and jwalk keep its order; it stays for this round only. A run on an
-//! idle machine decides. What a switch would take:
-//! - jwalk, the nearest: `process_read_dir`, run for each directory on the pool's threads,
-//!   would do what `tree::Reader::entries` does (rules, stat, `Prepare`), each entry's
-//!   client state carrying its prepared page or event; `tree.rs` would go. Lost: stat and
-//!   open through the directory's descriptor (jwalk gives paths), and the split of a large
-//!   directory into parts (`tree::PART`: one thread would prepare all of python3.11-doc's
-//!   `library/`); -L's loop warning would come from jwalk's loop error.
-//! - walkdir: one thread finding, handing batches to the list's stat stage (`find`,
-//!   `stat`, as `--files-from` does), its events among them; `tree.rs` would go.
-//! - ignore: nothing is in order until the walk ends, so every path (1.3M at 1M) is held
-//!   and sorted before the first page can be prepared.
+//! So this walk stays: it is 1.8–2x faster than walkdir's one thread, and 1.1–1.3x faster
+//! than ignore (which is not in order until its walk ends, so every path is held and sorted
+//! first) and jwalk on the large trees, whose 10% lead on rust-doc (9 ms, where sitemapgen
+//! also writes the sitemap) is the only figure in their favour. It also stats and opens each
+//! page through its directory's descriptor (the crates give paths) and splits a large
+//! directory into parts any thread takes (`tree::PART`; python3.11-doc's `library/` holds
+//! 317 of its 530 pages). On a machine whose cores other work kept busy, all four cost the
+//! same CPU within 10% (the same script, load 8–16: benches/README.md).
+
 
 mod find;
 pub mod rules;
