@@ -2,15 +2,14 @@
 //! `--previous-sitemap` (one published before): its URLs and their lastmods.
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use xml::common::Position;
 use xml::reader::{EventReader, XmlEvent};
 
-use crate::io::input::{Deadline, MAX_INDEX_ENTRIES, MAX_XML_DEPTH};
+use crate::io::input::{self, Deadline, MAX_INDEX_ENTRIES, MAX_SITEMAP, MAX_XML_DEPTH};
 use crate::outputs::{Files, SITEMAP_NS};
 
 /// loc → lastmod.
@@ -59,12 +58,11 @@ pub enum Document {
 }
 
 fn document(path: &Path) -> Result<Option<Document>> {
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
-    };
-    parse(bytes, &path.display(), None).map(Some)
+    let bytes = input::read_file(path, MAX_SITEMAP)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    bytes
+        .map(|bytes| parse(bytes, &path.display(), None))
+        .transpose()
 }
 
 /// The document in `bytes` (gzipped or not), the content of `what`, read by `deadline` if
@@ -76,10 +74,18 @@ pub fn parse(
     deadline: Option<&Deadline>,
 ) -> Result<Document> {
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        // A sitemap's own limit is 50 MiB; past MAX_SITEMAP it is a bomb, not a sitemap.
         let mut plain = Vec::new();
         flate2::read::GzDecoder::new(bytes.as_slice())
+            .take(MAX_SITEMAP + 1)
             .read_to_end(&mut plain)
             .with_context(|| format!("cannot decompress {what}"))?;
+        if plain.len() as u64 > MAX_SITEMAP {
+            bail!(
+                "{what} is over {} decompressed: no sitemap is",
+                input::size(MAX_SITEMAP)
+            );
+        }
         plain
     } else {
         bytes
