@@ -3,7 +3,6 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -48,11 +47,16 @@ pub(super) fn indexnow_key(cli: &Cli) -> Result<Option<indexnow::Key>> {
         return Ok(None);
     };
     let source = format!("--indexnow-key-file {}", path.display());
-    let mut text = Vec::new();
-    fs::File::open(path)
-        .and_then(|file| file.take(1024).read_to_end(&mut text))
-        .with_context(|| format!("cannot read {source}"))?;
+    let text = key_file(path, 1024, &source)?;
     indexnow::Key::parse(&String::from_utf8_lossy(&text), &source).map(Some)
+}
+
+/// The contents of a key file (`source` names it in messages): a regular file of at most
+/// `limit` bytes, never a FIFO or a device, which could hang the run or never end.
+pub(super) fn key_file(path: &Path, limit: u64, source: &str) -> Result<Vec<u8>> {
+    crate::io::input::read_file(path, limit)
+        .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
+        .with_context(|| format!("cannot read {source}"))
 }
 
 /// The run's settings: the checks that depend on values (clap has checked how flags combine),

@@ -13,7 +13,7 @@ use crate::outputs::claim::{self, Holds, Output};
 use crate::submit::{google, indexnow};
 use crate::url::encode_path;
 
-use super::settings::{HINT, indexnow_key, verbosity};
+use super::settings::{HINT, indexnow_key, key_file, verbosity};
 
 /// `--indexnow-submit`'s settings.
 pub fn submit_settings(cli: Cli) -> Result<indexnow::Settings> {
@@ -114,8 +114,6 @@ fn google_account(cli: &Cli) -> Result<Option<google::Account>> {
         return Ok(None);
     };
     let source = format!("--google-key-file {}", path.display());
-    let text = crate::io::input::read_file(path, google::MAX_JSON)
-        .and_then(|text| text.ok_or_else(|| std::io::ErrorKind::NotFound.into()))
-        .with_context(|| format!("cannot read {source}"))?;
+    let text = key_file(path, google::MAX_JSON, &source)?;
     google::Account::parse(&text, &source).map(Some)
 }

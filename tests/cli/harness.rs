@@ -256,13 +256,13 @@ fn secrets(command: &Command) -> Vec<String> {
             secrets.extend(env(&name));
         }
         if let Some(path) = value(i, "--indexnow-key-file") {
-            secrets.extend(fs::read_to_string(path).ok());
+            secrets.extend(key_file(&path));
         }
         if let Some(name) = value(i, "--google-key-env") {
             secrets.extend(env(&name).iter().flat_map(|json| private_key_lines(json)));
         }
         if let Some(path) = value(i, "--google-key-file") {
-            let json = fs::read_to_string(path).unwrap_or_default();
+            let json = key_file(&path).unwrap_or_default();
             secrets.extend(private_key_lines(&json));
         }
         // A URL, or a flag=URL.
@@ -277,6 +277,13 @@ fn secrets(command: &Command) -> Vec<String> {
         .map(|secret| secret.trim().to_string())
         .filter(|secret| !secret.is_empty())
         .collect()
+}
+
+/// A key file a run is given, if it is a regular file: a test may give a FIFO or a device,
+/// which the run must refuse and reading here would hang on or never end.
+fn key_file(path: &str) -> Option<String> {
+    let regular = fs::metadata(path).is_ok_and(|meta| meta.is_file());
+    regular.then(|| fs::read_to_string(path).ok()).flatten()
 }
 
 /// The base64 lines of the `private_key` of a service account's JSON key (but a last one

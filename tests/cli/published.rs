@@ -907,3 +907,34 @@ fn a_retry_after_given_as_an_http_date_is_waited_for() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_key_file_that_is_a_fifo_or_a_device_is_not_read() {
+    // A FIFO with no writer would hang the run; /dev/zero would never end.
+    let site = Site::with_pages(&["index.html"]);
+    let fifo = site.outside().join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    // --google-submit submits the sitemap a run wrote.
+    site.run(&[]).success();
+    let files = site.all_files();
+    for target in [Path::new("/dev/zero"), &fifo] {
+        for flag in ["--indexnow-key-file", "--google-key-file"] {
+            let mut args = vec![flag.to_string(), target.display().to_string()];
+            if flag == "--google-key-file" {
+                args.insert(0, "--google-submit".into());
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            site.run(&args).expect_code(2).stderr_has(&[&format!(
+                "cannot read {flag} {}: it is not a regular file",
+                target.display()
+            )]);
+            assert_eq!(site.all_files(), files, "{flag} {}", target.display());
+        }
+    }
+}
