@@ -12,27 +12,44 @@ use crate::harness::Site;
 use crate::serve::Server;
 use crate::validate;
 
-/// The `run: |` scripts of action.yml's steps, in order: the target, the install, the run.
-fn scripts() -> Vec<String> {
-    let action = fs::read_to_string(Path::new(MANIFEST_DIR).join("action.yml")).unwrap();
-    let lines: Vec<&str> = action.lines().collect();
-    let mut scripts = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        if line.trim() != "run: |" {
-            continue;
-        }
-        let indent = line.len() - line.trim_start().len();
-        let body: Vec<&str> = lines[i + 1..]
-            .iter()
-            .take_while(|l| l.trim().is_empty() || l.len() - l.trim_start().len() > indent)
-            .copied()
-            .collect();
-        let strip = body[0].len() - body[0].trim_start().len();
-        let script: Vec<&str> = body.iter().map(|l| l.get(strip..).unwrap_or("")).collect();
-        scripts.push(script.join("\n") + "\n");
+fn action_yml() -> String {
+    fs::read_to_string(Path::new(MANIFEST_DIR).join("action.yml")).unwrap()
+}
+
+/// The `run: |` script of ACTION's step ID.
+fn script(action: &str, id: &str) -> String {
+    let lines: Vec<&str> = action
+        .lines()
+        .skip_while(|line| line.trim() != format!("- id: {id}"))
+        .collect();
+    let run = lines
+        .iter()
+        .position(|line| line.trim() == "run: |")
+        .unwrap_or_else(|| panic!("no step {id} with a script"));
+    let indent = lines[run].len() - lines[run].trim_start().len();
+    let body: Vec<&str> = lines[run + 1..]
+        .iter()
+        .take_while(|l| l.trim().is_empty() || l.len() - l.trim_start().len() > indent)
+        .copied()
+        .collect();
+    let strip = body[0].len() - body[0].trim_start().len();
+    let script: Vec<&str> = body.iter().map(|l| l.get(strip..).unwrap_or("")).collect();
+    script.join("\n") + "\n"
+}
+
+/// The install step's PINNED, the sums the action holds: a block's lines, or "".
+fn pinned(action: &str) -> String {
+    let mut lines = action.lines().skip_while(|line| !line.trim().starts_with("PINNED:"));
+    let key = lines.next().expect("PINNED in the install step");
+    if key.trim() == "PINNED: \"\"" {
+        return String::new();
     }
-    assert_eq!(scripts.len(), 3, "the target, install and run steps");
-    scripts
+    assert_eq!(key.trim(), "PINNED: |");
+    let indent = key.len() - key.trim_start().len();
+    lines
+        .take_while(|line| line.len() - line.trim_start().len() > indent)
+        .map(|line| format!("{}\n", line.trim()))
+        .collect()
 }
 
 /// Runs SCRIPT as a runner does, with ENV and the runner's own variables.
@@ -64,7 +81,7 @@ fn outputs(site: &Site) -> String {
 #[test]
 fn action_target_is_the_release_archive_for_the_runner() {
     let site = Site::empty();
-    let target = &scripts()[0];
+    let target = &script(&action_yml(), "target");
     for (os, arch, expected) in [
         ("Linux", "X64", "x86_64-unknown-linux-musl"),
         ("Linux", "ARM64", "aarch64-unknown-linux-musl"),
@@ -96,24 +113,131 @@ fn action_target_is_the_release_archive_for_the_runner() {
     assert!(String::from_utf8_lossy(&run.stdout).contains("no release binary for Windows X64"));
 }
 
+/// Runs the steps IDS in order as a runner does, each with ENV, up to the first that
+/// fails: the last one's output.
+fn steps(ids: &[&str], site: &Site, env: &[(&str, &str)]) -> Output {
+    let action = action_yml();
+    let mut done = None;
+    for id in ids {
+        let output = step(&script(&action, id), site, env);
+        let failed = !output.status.success();
+        done = Some(output);
+        if failed {
+            break;
+        }
+    }
+    done.unwrap()
+}
+
+/// Every input but `args` is one line: a line break would write a step output of its own
+/// (`changes: "ch.txt\nlisted=999999"`) or a second cache path (`version`). The first step
+/// checks each, by one function, before any other step runs; `version` is a release's.
 #[test]
-fn action_installs_the_release_archive_only_when_its_sum_matches() {
-    let Some(sha256sum) = tool("sha256sum") else {
+fn action_refuses_an_input_with_a_line_break_before_any_step_runs() {
+    if tool("jq").is_none() {
         return;
-    };
-    let site = Site::empty();
-    let install = &scripts()[1];
-    let target = "x86_64-unknown-linux-musl";
+    }
+    let action = action_yml();
+    // Each input is checked: a new one gets its line in the check, or this fails.
+    let check = script(&action, "inputs");
+    let names: Vec<&str> = action
+        .lines()
+        .skip_while(|line| *line != "inputs:")
+        .skip(1)
+        .take_while(|line| line.is_empty() || line.starts_with(' '))
+        .filter_map(|line| line.strip_prefix("  ")?.strip_suffix(':'))
+        .filter(|name| !name.starts_with(' '))
+        .collect();
+    assert!(names.len() >= 8, "{names:?}");
+    for name in names.iter().filter(|name| **name != "args") {
+        let var = name.to_uppercase().replace('-', "_");
+        assert!(
+            check.contains(&format!("line {name} \"${var}\"\n")),
+            "the input {name} is not checked"
+        );
+        assert!(
+            action.contains(&format!("{var}: ${{{{ inputs.{name} }}}}")),
+            "the input {name} is not in the check's env"
+        );
+    }
+
+    let site = Site::with_pages(&["index.html"]);
+    let summary = site.outside().join("runner/sitemapgen-summary.json");
+    let good = [
+        ("BINARY", env!("CARGO_BIN_EXE_sitemapgen")),
+        ("DIR", site.root.to_str().unwrap()),
+        ("BASE_URL", "https://example.com/"),
+        ("STATE", "false"),
+        ("PREVIOUS_SITEMAP", ""),
+        ("CHANGES", ""),
+        ("VERSION", VERSION),
+        ("ARGS", ""),
+    ];
+    let done = steps(&["inputs", "run"], &site, &good);
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(outputs(&site).starts_with("listed=1\n"));
+    fs::remove_file(&summary).unwrap();
+
+    let forged = "x\nlisted=999999";
+    let stamp = "x\r::warning::forged";
+    for (var, name) in [
+        ("BINARY", "binary"),
+        ("DIR", "dir"),
+        ("BASE_URL", "base-url"),
+        ("STATE", "state"),
+        ("PREVIOUS_SITEMAP", "previous-sitemap"),
+        ("CHANGES", "changes"),
+        ("VERSION", "version"),
+    ] {
+        for bad in [forged, stamp, "x\ty"] {
+            let env: Vec<(&str, &str)> = good
+                .iter()
+                .map(|&(key, value)| (key, if key == var { bad } else { value }))
+                .collect();
+            let done = steps(&["inputs", "run"], &site, &env);
+            assert_eq!(done.status.code(), Some(2), "{name} {bad:?}");
+            let stdout = String::from_utf8_lossy(&done.stdout);
+            assert_eq!(
+                stdout,
+                format!(
+                    "::error::the {name} input holds a line break or another control \
+                     character: it must be one line\n"
+                )
+            );
+            assert_eq!(outputs(&site), "", "{name} {bad:?}");
+            assert!(!summary.exists());
+        }
+    }
+
+    for (version, ok) in [
+        ("1.2.3", true),
+        ("0.2.0-rc.1", true),
+        ("../../../bin", false),
+        ("0.1.0/../..", false),
+        ("latest", false),
+        ("", false),
+    ] {
+        let done = step(&check, &site, &[("VERSION", version)]);
+        assert_eq!(done.status.success(), ok, "{version}");
+        if !ok {
+            assert_eq!(
+                String::from_utf8_lossy(&done.stdout),
+                format!(
+                    "::error::the version input \"{version}\" is not a release's version \
+                     (such as 0.1.0)\n"
+                )
+            );
+        }
+    }
+}
+
+/// A release as the release workflow lays it out, of the cargo-built binary, under
+/// RELEASES/vVERSION: the archive of TARGET and SHA256SUMS. The archive's name.
+fn release(releases: &Path, target: &str, binary: &Path) -> String {
     let name = format!("sitemapgen-{target}-v{VERSION}");
-    // A release as the release workflow lays it out, of the cargo-built binary.
-    let releases = site.outside().join("releases");
     let tag = releases.join(format!("v{VERSION}"));
     fs::create_dir_all(tag.join(&name)).unwrap();
-    fs::copy(
-        env!("CARGO_BIN_EXE_sitemapgen"),
-        tag.join(&name).join("sitemapgen"),
-    )
-    .unwrap();
+    fs::copy(binary, tag.join(&name).join("sitemapgen")).unwrap();
     let tgz = format!("{name}.tgz");
     crate::built::run(
         Command::new("tar")
@@ -121,35 +245,107 @@ fn action_installs_the_release_archive_only_when_its_sum_matches() {
             .args(["-czf", &tgz, &name]),
     );
     fs::remove_dir_all(tag.join(&name)).unwrap();
-    let sums = crate::built::run(Command::new(sha256sum).current_dir(&tag).arg(&tgz));
-    let dir = site.outside().join("cache");
-    let url = format!("file://{}", releases.display());
-    let env = [
-        ("VERSION", VERSION),
-        ("TARGET", target),
-        ("DIR", dir.to_str().unwrap()),
-        ("RELEASES", url.as_str()),
-    ];
-
-    // A sum that does not match: nothing installed.
-    fs::write(
-        tag.join("SHA256SUMS"),
-        format!("{} {tgz}\n", "0".repeat(64)),
-    )
-    .unwrap();
-    let run = step(install, &site, &env);
-    assert!(!run.status.success());
-    assert!(!dir.join("sitemapgen").exists());
-
+    let sums = crate::built::run(Command::new("sha256sum").current_dir(&tag).arg(&tgz));
     fs::write(tag.join("SHA256SUMS"), &sums.stdout).unwrap();
-    let run = step(install, &site, &env);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    tgz
+}
+
+/// The release's archive, the one in the cache, and the release's own SHA256SUMS replaced
+/// alike are refused: the action pins the sums of its version's archives (written into it
+/// by the release workflow's .github/pin-action.sh), downloaded or cached. Another version
+/// is checked against its release's SHA256SUMS.
+#[test]
+fn action_runs_only_the_archive_whose_sum_it_pins_downloaded_or_cached() {
+    if tool("sha256sum").is_none() {
+        return;
+    }
+    let site = Site::empty();
+    let target = "x86_64-unknown-linux-musl";
+    let releases = site.outside().join("releases");
+    let tgz = release(&releases, target, Path::new(env!("CARGO_BIN_EXE_sitemapgen")));
+    let tag = releases.join(format!("v{VERSION}"));
+    let genuine = fs::read(tag.join(&tgz)).unwrap();
+    let genuine_sums = fs::read(tag.join("SHA256SUMS")).unwrap();
+    // The action as the release workflow tags it.
+    let action = site.outside().join("action.yml");
+    fs::write(&action, action_yml()).unwrap();
+    crate::built::run(
+        Command::new(Path::new(MANIFEST_DIR).join(".github/pin-action.sh"))
+            .arg(VERSION)
+            .arg(tag.join("SHA256SUMS"))
+            .arg(&action),
     );
-    let version = crate::built::run(Command::new(dir.join("sitemapgen")).arg("--version"));
+    let action = fs::read_to_string(&action).unwrap();
+    assert_eq!(pinned(&action), String::from_utf8(genuine_sums.clone()).unwrap());
+    let install = script(&action, "install");
+    let cache = site.outside().join("cache");
+    let cached = cache.join(&tgz);
+    let url = format!("file://{}", releases.display());
+    let run = |pinned: &str, releases: &str| {
+        let env = [
+            ("VERSION", VERSION),
+            ("TARGET", target),
+            ("DIR", cache.to_str().unwrap()),
+            ("RELEASES", releases),
+            ("PINNED", pinned),
+        ];
+        let done = step(&install, &site, &env);
+        let binary = outputs(&site)
+            .strip_prefix("binary=")
+            .map(|path| path.trim_end().to_owned());
+        (done, binary)
+    };
+    let refused = |done: &Output, binary: Option<String>| {
+        assert_eq!(done.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&done.stdout)
+                .contains(&format!("::error::{tgz} does not have the SHA-256 it should")),
+            "{}",
+            String::from_utf8_lossy(&done.stdout)
+        );
+        assert_eq!(binary, None);
+        assert!(!cached.exists(), "the cache keeps the refused archive");
+    };
+    let pinned = pinned(&action);
+
+    // The release's archive and its SHA256SUMS replaced alike: refused, nothing cached.
+    let other = release(&releases, target, Path::new("/bin/true"));
+    assert_eq!(other, tgz);
+    refused(&run(&pinned, &url).0, None);
+    fs::write(tag.join(&tgz), &genuine).unwrap();
+    fs::write(tag.join("SHA256SUMS"), &genuine_sums).unwrap();
+
+    // The genuine archive: installed, and cached.
+    let (done, binary) = run(&pinned, &url);
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let version = crate::built::run(Command::new(binary.unwrap()).arg("--version"));
     assert_eq!(version.stdout, format!("sitemapgen {VERSION}\n").as_bytes());
+    assert!(fs::read(&cached).unwrap() == genuine);
+
+    // A cache hit needs no release, and is checked all the same.
+    let (done, binary) = run(&pinned, "file:///nowhere");
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(binary.is_some());
+    let mut tampered = genuine.clone();
+    *tampered.last_mut().unwrap() ^= 1;
+    fs::write(&cached, &tampered).unwrap();
+    let (done, binary) = run(&pinned, "file:///nowhere");
+    refused(&done, binary);
+
+    // A version the action does not pin (this checkout's action, before its release):
+    // checked against its release's SHA256SUMS, which is fetched on a cache hit too.
+    let (done, binary) = run("", &url);
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(binary.is_some());
+    assert!(
+        String::from_utf8_lossy(&done.stdout).contains(&format!(
+            "::notice::the action pins the archives of its own version only: {tgz} is checked \
+             against its release's SHA256SUMS"
+        ))
+    );
+    fs::write(&cached, &tampered).unwrap();
+    let (done, binary) = run("", &url);
+    refused(&done, binary);
 }
 
 #[test]
@@ -164,7 +360,7 @@ fn action_runs_with_the_state_in_the_site_and_gives_the_counts() {
     // As a workflow writes it, without the final slash.
     let base = server.url("");
     let changes = site.outside().join("changes.txt");
-    let run_step = &scripts()[2];
+    let run_step = &script(&action_yml(), "run");
     let env = |state: &'static str| {
         vec![
             ("BINARY", env!("CARGO_BIN_EXE_sitemapgen").to_string()),

@@ -75,6 +75,28 @@ fn release_archives_are_named_as_cargo_binstall_looks_for_them() {
     assert!(version.contains(r#"if [ "$GITHUB_REF_NAME" != "v$version" ]; then"#));
 }
 
+/// The wheels job makes the wheel for any platform from the x86_64 glibc one, as the tests
+/// do (built.rs); the publish job pins the archives' sums in the action before the release.
+#[test]
+fn release_makes_the_wheel_without_binary_and_pins_the_archives_in_the_action() {
+    let workflow = release_workflow();
+    let wheels = job(&workflow, "wheels").join("\n");
+    assert!(wheels.contains(
+        "        if: matrix.target == 'x86_64-unknown-linux-gnu'\n        \
+         run: python python/any_wheel.py wheels/*.whl wheels\n"
+    ));
+    let publish = job(&workflow, "publish").join("\n");
+    let sums = publish.find("sha256sum -- * > SHA256SUMS").unwrap();
+    let pin = publish
+        .find(r#".github/pin-action.sh "$VERSION" release/SHA256SUMS"#)
+        .expect("the publish job pins the sums");
+    let tag = publish
+        .find(r#"git push --force origin "refs/tags/$GITHUB_REF_NAME""#)
+        .unwrap();
+    let release = publish.find("gh release create").unwrap();
+    assert!(sums < pin && pin < tag && tag < release);
+}
+
 #[test]
 fn workflows_pass_actionlint() {
     let Some(actionlint) = tool("actionlint") else {
