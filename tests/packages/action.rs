@@ -20,7 +20,7 @@ fn action_yml() -> String {
 fn script(action: &str, id: &str) -> String {
     let lines: Vec<&str> = action
         .lines()
-        .skip_while(|line| line.trim() != format!("- id: {id}"))
+        .skip_while(|line| line.trim().trim_start_matches("- ") != format!("id: {id}"))
         .collect();
     let run = lines
         .iter()
