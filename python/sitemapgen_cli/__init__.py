@@ -3,8 +3,29 @@
 import os
 import sys
 import sysconfig
+from importlib import metadata
 
-__all__ = ["find_binary"]
+__all__ = ["NoBinary", "find_binary"]
+
+
+class NoBinary(FileNotFoundError):
+    """This platform has no sitemapgen binary: pip installed the wheel for any platform
+    (``py3-none-any``), which holds the plugins and no binary."""
+
+    hint = (
+        "the wheels with a binary are for Linux (x86_64, aarch64) and macOS (x86_64, arm64); "
+        "elsewhere, build it: cargo install --locked sitemapgen"
+    )
+
+
+def _without_binary():
+    """Whether this is the wheel for any platform, the one pip takes where no wheel with a
+    binary fits (Windows, FreeBSD, 32-bit, an older glibc)."""
+    try:
+        wheel = metadata.distribution("sitemapgen-cli").read_text("WHEEL") or ""
+    except metadata.PackageNotFoundError:
+        return False
+    return "Tag: py3-none-any" in wheel.splitlines()
 
 
 def find_binary() -> str:
@@ -12,8 +33,10 @@ def find_binary() -> str:
 
     Looked for where pip puts scripts: the environment's own scripts folder, the user
     scheme's (``pip install --user``), and ``bin`` beside the package
-    (``pip install --target DIR``).
+    (``pip install --target DIR``). Raises `NoBinary` where this platform has none.
     """
+    if _without_binary():
+        raise NoBinary(f"sitemapgen has no binary for {sysconfig.get_platform()}")
     name = "sitemapgen" + (sysconfig.get_config_var("EXE") or "")
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     folders = [

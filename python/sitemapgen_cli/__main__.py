@@ -1,14 +1,19 @@
-"""`python -m sitemapgen_cli ARGS`: the installed binary in this process's place."""
+"""`python -m sitemapgen_cli ARGS`: the installed binary in this process's place. Also the
+`sitemapgen` script of the wheel for any platform, which has no binary to put there."""
 
 import os
 import sys
 
-from sitemapgen_cli import find_binary
+from sitemapgen_cli import NoBinary, find_binary
 
 
 def main() -> None:
     try:
         binary = find_binary()
+    except NoBinary as none:
+        # Asked for by name, it fails: only the plugins go on without a binary.
+        print(f"sitemapgen: error: {none}\nhint: {none.hint}", file=sys.stderr)
+        sys.exit(1)
     except FileNotFoundError as error:
         print(f"sitemapgen: error: {error}", file=sys.stderr)
         sys.exit(1)

@@ -32,6 +32,8 @@ class SitemapgenConfig(Config):
     indexnow_key_env = c.Optional(c.Type(str))
     # More flags, passed as they are.
     args = c.ListOfItems(c.Type(str), default=[])
+    # Fail the build where this platform has no binary (by default: a warning, no sitemap).
+    require_binary = c.Type(bool, default=False)
 
 
 class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
@@ -76,6 +78,6 @@ class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
             if os.path.isfile(path):
                 os.remove(path)
         try:
-            run_sitemapgen(args + [site_dir], log)
+            run_sitemapgen(args + [site_dir], log, require_binary=self.config.require_binary)
         except Failed as failed:
             raise PluginError(str(failed)) from None

@@ -30,6 +30,8 @@ def setup(app):
     app.add_config_value("sitemapgen_indexnow_key_env", "", "html", str)
     # More flags, passed as they are.
     app.add_config_value("sitemapgen_args", [], "html", list)
+    # Fail the build where this platform has no binary (by default: a warning, no sitemap).
+    app.add_config_value("sitemapgen_require_binary", False, "html", bool)
     app.connect("build-finished", build_finished)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
@@ -73,4 +75,4 @@ def sitemap(app):
         indexnow_key_env=config.sitemapgen_indexnow_key_env,
         extra=config.sitemapgen_args,
     )
-    run_sitemapgen(args + [outdir], log)
+    run_sitemapgen(args + [outdir], log, require_binary=config.sitemapgen_require_binary)

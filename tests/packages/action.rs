@@ -39,7 +39,9 @@ fn script(action: &str, id: &str) -> String {
 
 /// The install step's PINNED, the sums the action holds: a block's lines, or "".
 fn pinned(action: &str) -> String {
-    let mut lines = action.lines().skip_while(|line| !line.trim().starts_with("PINNED:"));
+    let mut lines = action
+        .lines()
+        .skip_while(|line| !line.trim().starts_with("PINNED:"));
     let key = lines.next().expect("PINNED in the install step");
     if key.trim() == "PINNED: \"\"" {
         return String::new();
@@ -174,7 +176,11 @@ fn action_refuses_an_input_with_a_line_break_before_any_step_runs() {
         ("ARGS", ""),
     ];
     let done = steps(&["inputs", "run"], &site, &good);
-    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
     assert!(outputs(&site).starts_with("listed=1\n"));
     fs::remove_file(&summary).unwrap();
 
@@ -262,7 +268,11 @@ fn action_runs_only_the_archive_whose_sum_it_pins_downloaded_or_cached() {
     let site = Site::empty();
     let target = "x86_64-unknown-linux-musl";
     let releases = site.outside().join("releases");
-    let tgz = release(&releases, target, Path::new(env!("CARGO_BIN_EXE_sitemapgen")));
+    let tgz = release(
+        &releases,
+        target,
+        Path::new(env!("CARGO_BIN_EXE_sitemapgen")),
+    );
     let tag = releases.join(format!("v{VERSION}"));
     let genuine = fs::read(tag.join(&tgz)).unwrap();
     let genuine_sums = fs::read(tag.join("SHA256SUMS")).unwrap();
@@ -276,7 +286,10 @@ fn action_runs_only_the_archive_whose_sum_it_pins_downloaded_or_cached() {
             .arg(&action),
     );
     let action = fs::read_to_string(&action).unwrap();
-    assert_eq!(pinned(&action), String::from_utf8(genuine_sums.clone()).unwrap());
+    assert_eq!(
+        pinned(&action),
+        String::from_utf8(genuine_sums.clone()).unwrap()
+    );
     let install = script(&action, "install");
     let cache = site.outside().join("cache");
     let cached = cache.join(&tgz);
@@ -298,8 +311,9 @@ fn action_runs_only_the_archive_whose_sum_it_pins_downloaded_or_cached() {
     let refused = |done: &Output, binary: Option<String>| {
         assert_eq!(done.status.code(), Some(1));
         assert!(
-            String::from_utf8_lossy(&done.stdout)
-                .contains(&format!("::error::{tgz} does not have the SHA-256 it should")),
+            String::from_utf8_lossy(&done.stdout).contains(&format!(
+                "::error::{tgz} does not have the SHA-256 it should"
+            )),
             "{}",
             String::from_utf8_lossy(&done.stdout)
         );
@@ -317,14 +331,22 @@ fn action_runs_only_the_archive_whose_sum_it_pins_downloaded_or_cached() {
 
     // The genuine archive: installed, and cached.
     let (done, binary) = run(&pinned, &url);
-    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
     let version = crate::built::run(Command::new(binary.unwrap()).arg("--version"));
     assert_eq!(version.stdout, format!("sitemapgen {VERSION}\n").as_bytes());
     assert!(fs::read(&cached).unwrap() == genuine);
 
     // A cache hit needs no release, and is checked all the same.
     let (done, binary) = run(&pinned, "file:///nowhere");
-    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
     assert!(binary.is_some());
     let mut tampered = genuine.clone();
     *tampered.last_mut().unwrap() ^= 1;
@@ -335,14 +357,16 @@ fn action_runs_only_the_archive_whose_sum_it_pins_downloaded_or_cached() {
     // A version the action does not pin (this checkout's action, before its release):
     // checked against its release's SHA256SUMS, which is fetched on a cache hit too.
     let (done, binary) = run("", &url);
-    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
-    assert!(binary.is_some());
     assert!(
-        String::from_utf8_lossy(&done.stdout).contains(&format!(
-            "::notice::the action pins the archives of its own version only: {tgz} is checked \
-             against its release's SHA256SUMS"
-        ))
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
     );
+    assert!(binary.is_some());
+    assert!(String::from_utf8_lossy(&done.stdout).contains(&format!(
+        "::notice::the action pins the archives of its own version only: {tgz} is checked \
+             against its release's SHA256SUMS"
+    )));
     fs::write(&cached, &tampered).unwrap();
     let (done, binary) = run("", &url);
     refused(&done, binary);

@@ -76,14 +76,11 @@ pub fn installed() -> Option<&'static Installed> {
     INSTALLED
         .get_or_init(|| {
             let maturin = tool("maturin")?;
-            let python = tool("python3")?;
+            tool("python3")?;
             let work = work_dir();
             let wheels = work.join("wheels");
-            let venv = work.join("venv");
-            for dir in [&wheels, &venv] {
-                if dir.exists() {
-                    fs::remove_dir_all(dir).unwrap();
-                }
+            if wheels.exists() {
+                fs::remove_dir_all(&wheels).unwrap();
             }
             run(Command::new(maturin)
                 .current_dir(MANIFEST_DIR)
@@ -104,19 +101,52 @@ pub fn installed() -> Option<&'static Installed> {
                 .map(|entry| entry.unwrap().path())
                 .collect();
             assert_eq!(built.len(), 1, "one wheel: {built:?}");
-            let wheel = built.into_iter().next().unwrap();
-            run(Command::new(python).arg("-m").arg("venv").arg(&venv));
-            run(Command::new(venv.join("bin").join("pip"))
-                .args([
-                    "install",
-                    "--no-index",
-                    "--no-deps",
-                    "--disable-pip-version-check",
-                ])
-                .arg(&wheel));
-            Some(Installed { wheel, venv })
+            Some(install(
+                built.into_iter().next().unwrap(),
+                work.join("venv"),
+            ))
         })
         .as_ref()
+}
+
+/// The wheel for any platform, made from the built wheel by python/any_wheel.py as the
+/// release makes it, installed into a venv of its own: what pip installs where no wheel
+/// has a binary (Windows, FreeBSD, 32-bit…).
+pub fn installed_without_binary() -> Option<&'static Installed> {
+    static INSTALLED: OnceLock<Option<Installed>> = OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            let with_binary = installed()?;
+            let dir = work_dir().join("any-wheel");
+            if dir.exists() {
+                fs::remove_dir_all(&dir).unwrap();
+            }
+            fs::create_dir(&dir).unwrap();
+            let made = run(Command::new(tool("python3")?)
+                .arg(Path::new(MANIFEST_DIR).join("python/any_wheel.py"))
+                .arg(&with_binary.wheel)
+                .arg(&dir));
+            let wheel = PathBuf::from(String::from_utf8(made.stdout).unwrap().trim());
+            Some(install(wheel, work_dir().join("any-venv")))
+        })
+        .as_ref()
+}
+
+/// WHEEL installed with `pip install --no-index` into a fresh venv at VENV.
+fn install(wheel: PathBuf, venv: PathBuf) -> Installed {
+    if venv.exists() {
+        fs::remove_dir_all(&venv).unwrap();
+    }
+    run(Command::new("python3").arg("-m").arg("venv").arg(&venv));
+    run(Command::new(venv.join("bin").join("pip"))
+        .args([
+            "install",
+            "--no-index",
+            "--no-deps",
+            "--disable-pip-version-check",
+        ])
+        .arg(&wheel));
+    Installed { wheel, venv }
 }
 
 /// What the cargo-built binary writes for the fixture site with `-o -`: what every package's

@@ -267,38 +267,137 @@ fn launcher_names_the_platform_whose_package_is_missing() {
     );
 }
 
+/// A preload for node (`node -r`) that makes the process's platform PLATFORM-ARCH, one no
+/// package has a binary for.
+fn faked_platform(project: &Project, platform: &str, arch: &str) -> PathBuf {
+    let preload = project.dir.path().join(format!("{platform}-{arch}.cjs"));
+    fs::write(
+        &preload,
+        format!(
+            "Object.defineProperty(process, 'platform', {{ value: '{platform}' }});\n\
+             Object.defineProperty(process, 'arch', {{ value: '{arch}' }});\n"
+        ),
+    )
+    .unwrap();
+    preload
+}
+
+/// Asked for by name where no package has a binary (the platform faked before the launcher
+/// runs), the launcher fails with exit 1, naming the platform.
+#[test]
+fn launcher_fails_where_no_package_has_a_binary() {
+    let Some(project) = project() else { return };
+    for (platform, arch) in [("win32", "x64"), ("freebsd", "x64"), ("linux", "ia32")] {
+        let done = Command::new(tool("node").unwrap())
+            .arg("-r")
+            .arg(faked_platform(project, platform, arch))
+            .arg(project.launcher())
+            .arg("--version")
+            .output()
+            .unwrap();
+        assert_eq!(done.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&done.stderr),
+            format!(
+                "sitemapgen: error: sitemapgen has no binary for {platform}-{arch}\n\
+                 hint: the packages with one are for darwin-arm64, darwin-x64, linux-arm64, \
+                 linux-x64; elsewhere, build it with `cargo install --locked sitemapgen` and \
+                 set SITEMAPGEN_BINARY to its path\n"
+            )
+        );
+    }
+}
+
 /// Runs the hooks of the installed package's plugin for GENERATOR (`astro`, `docusaurus`)
-/// under node, as the generator calls them after its build, with the config CONFIG (JSON) on
-/// the site: its exit status and output.
-fn plugin_hooks(generator: &str, config: &str, site: &Site) -> std::process::Output {
+/// under node, as the generator calls them after its build (TIMES times: Docusaurus once a
+/// locale), with the config CONFIG and the plugin's OPTIONS (JSON) on the site, node
+/// preloading PRELOAD: its exit status and output.
+fn plugin_hooks(
+    generator: &str,
+    (config, options): (&str, &str),
+    site: &Site,
+    times: usize,
+    preload: Option<&Path>,
+) -> std::process::Output {
     let project = project().expect("installed");
     let script = project.dir.path().join(format!("{generator}-build.mjs"));
     let call = match generator {
         "astro" => {
             "const integration = plugin(options);\n\
              integration.hooks['astro:config:done']({ config });\n\
-             integration.hooks['astro:build:done']({ dir: pathToFileURL(dir + '/'), logger });\n"
+             for (let i = 0; i < times; i++) {\n\
+               integration.hooks['astro:build:done']({ dir: pathToFileURL(dir + '/'), logger });\n\
+             }\n"
         }
-        _ => "await plugin({}, options).postBuild({ siteConfig: config, outDir: dir });\n",
+        _ => {
+            "const instance = plugin({}, options);\n\
+             for (let i = 0; i < times; i++) {\n\
+               await instance.postBuild({ siteConfig: config, outDir: dir });\n\
+             }\n"
+        }
     };
     fs::write(
         &script,
         format!(
             "import {{ pathToFileURL }} from 'node:url';\n\
              import plugin from 'sitemapgen-cli/{generator}';\n\
-             const [config, options, dir] = process.argv.slice(2).map((a, i) => i < 2 ? JSON.parse(a) : a);\n\
+             const [config, options, dir, times] = process.argv.slice(2).map((a, i) => i < 2 ? JSON.parse(a) : a);\n\
              const logger = {{ info: (l) => console.log('info ' + l), warn: (l) => console.log('warn ' + l) }};\n\
              {call}"
         ),
     )
     .unwrap();
-    Command::new(tool("node").unwrap())
-        .current_dir(project.dir.path())
+    let mut node = Command::new(tool("node").unwrap());
+    if let Some(preload) = preload {
+        node.arg("-r").arg(preload);
+    }
+    node.current_dir(project.dir.path())
         .arg(&script)
-        .args([config, "{}"])
+        .args([config, options])
         .arg(&site.root)
+        .arg(times.to_string())
         .output()
         .unwrap()
+}
+
+/// Where no package has a binary (the platform faked), the Astro and Docusaurus hooks let
+/// the build finish after one warning, however many times they run, and write nothing;
+/// with `requireBinary` they fail it, saying why.
+#[test]
+fn astro_and_docusaurus_hooks_finish_without_a_binary_after_one_warning() {
+    let Some(project) = project() else { return };
+    let win32 = faked_platform(project, "win32", "x64");
+    let warning = "sitemapgen has no binary for win32-x64: no sitemap written; CI on Linux or \
+                   macOS writes it";
+    for (generator, config, shown) in [
+        ("astro", r#"{"site": "https://example.com"}"#, "warn "),
+        (
+            "docusaurus",
+            r#"{"url": "https://example.com"}"#,
+            "[sitemapgen] warning: ",
+        ),
+    ] {
+        let site = Site::with_pages(&["index.html"]);
+        let done = plugin_hooks(generator, (config, "{}"), &site, 2, Some(&win32));
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&done.stdout),
+            String::from_utf8_lossy(&done.stderr)
+        );
+        assert!(done.status.success(), "{generator}: {log}");
+        assert_eq!(log, format!("{shown}{warning}\n"), "{generator}");
+        assert_eq!(fs::read_dir(&site.root).unwrap().count(), 1, "{generator}");
+
+        let options = r#"{"requireBinary": true}"#;
+        let done = plugin_hooks(generator, (config, options), &site, 1, Some(&win32));
+        assert!(!done.status.success());
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(
+            stderr.contains("sitemapgen: error: sitemapgen has no binary for win32-x64\nhint: "),
+            "{generator}: {stderr}"
+        );
+        assert_eq!(fs::read_dir(&site.root).unwrap().count(), 1, "{generator}");
+    }
 }
 
 #[test]
@@ -346,7 +445,7 @@ fn astro_and_docusaurus_hooks_write_the_cli_sitemap_from_the_site_config() {
         ),
     ] {
         let site = Site::with_pages(&pages);
-        let done = plugin_hooks(generator, &config, &site);
+        let done = plugin_hooks(generator, (&config, "{}"), &site, 1, None);
         let out = String::from_utf8_lossy(&done.stdout);
         assert!(
             done.status.success(),
@@ -370,7 +469,7 @@ fn astro_and_docusaurus_hooks_write_the_cli_sitemap_from_the_site_config() {
 
     // No site URL: the build fails, naming the key to set (Docusaurus refuses it itself).
     let site = Site::with_pages(&pages);
-    let done = plugin_hooks("astro", "{}", &site);
+    let done = plugin_hooks("astro", ("{}", "{}"), &site, 1, None);
     assert!(!done.status.success());
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(

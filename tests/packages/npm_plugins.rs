@@ -78,6 +78,38 @@ fn listed(site: &Site, base: &str) -> Vec<String> {
     listed
 }
 
+/// The warning of the plugins where no package has a binary (the platform faked as win32).
+const NO_BINARY: &str =
+    "sitemapgen has no binary for win32-x64: no sitemap written; CI on Linux or macOS writes it";
+
+/// Makes the config file CONFIG in DIR call the plugin as on Windows: PLUGIN (the call in
+/// it) becomes `onWin32(PLUGIN)`, which fakes `process.platform` while the plugin's hook runs,
+/// and only then (the generator itself runs on this machine).
+fn on_win32(dir: &Path, config: &str, plugin: &str) {
+    fs::write(
+        dir.join("win32.mjs"),
+        "export function onWin32(plugin) {\n\
+         \x20 const [owner, key] = plugin.hooks ? [plugin.hooks, 'astro:build:done'] : [plugin, 'postBuild'];\n\
+         \x20 const hook = owner[key];\n\
+         \x20 owner[key] = (...args) => {\n\
+         \x20   const real = process.platform;\n\
+         \x20   Object.defineProperty(process, 'platform', { value: 'win32' });\n\
+         \x20   try { return hook(...args); } finally { Object.defineProperty(process, 'platform', { value: real }); }\n\
+         \x20 };\n\
+         \x20 return plugin;\n\
+         }\n",
+    )
+    .unwrap();
+    let path = dir.join(config);
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(text.contains(plugin), "{text}");
+    let text = format!(
+        "import {{ onWin32 }} from './win32.mjs';\n{}",
+        text.replace(plugin, &format!("onWin32({plugin})"))
+    );
+    fs::write(path, text).unwrap();
+}
+
 #[test]
 fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     let Some((astro, project)) = project("astro") else {
@@ -220,6 +252,16 @@ fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         "{log}"
     );
     assert!(!site.sitemap_path().exists());
+
+    // Where no package has a binary: the build finishes after one warning, with no sitemap.
+    config(&format!("site: '{origin}',"));
+    on_win32(&dir, "astro.config.mjs", "sitemapgen()");
+    let (output, log) = astro_build(&["build"]);
+    succeeded(&output);
+    assert_eq!(log.matches(NO_BINARY).count(), 1, "{log}");
+    assert!(site.root.join("index.html").is_file());
+    assert!(!site.sitemap_path().exists());
+    assert!(!site.root.join("sitemap.state.gz").exists());
 }
 
 #[test]
@@ -291,4 +333,23 @@ fn docusaurus_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     assert!(!output.status.success(), "{log}");
     assert!(log.contains("\"url\" is required"), "{log}");
     assert!(!site.sitemap_path().exists());
+
+    // Where no package has a binary: the build finishes after one warning, with no sitemap.
+    config(&format!("url: '{origin}',"));
+    let plugin = "(context, options) => sitemapgen(context, options)";
+    let text = fs::read_to_string(dir.join("docusaurus.config.js"))
+        .unwrap()
+        .replace(
+            "plugins: ['sitemapgen-cli/docusaurus']",
+            &format!("plugins: [{plugin}]"),
+        );
+    let text = format!("import sitemapgen from 'sitemapgen-cli/docusaurus';\n{text}");
+    fs::write(dir.join("docusaurus.config.js"), text).unwrap();
+    on_win32(&dir, "docusaurus.config.js", "sitemapgen(context, options)");
+    let (output, log) = build(&docusaurus, "", &dir, &args);
+    succeeded(&output);
+    assert_eq!(log.matches(NO_BINARY).count(), 1, "{log}");
+    assert!(site.root.join("index.html").is_file());
+    assert!(!site.sitemap_path().exists());
+    assert!(!site.root.join("sitemap.state.gz").exists());
 }

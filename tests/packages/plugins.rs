@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::built::{installed, run, tool};
+use crate::built::{Installed, installed, installed_without_binary, run, tool};
 use crate::harness::{Site, copy_tree};
 use crate::serve::Server;
 use crate::validate::{self, locs};
@@ -17,36 +17,44 @@ use crate::validate::{self, locs};
 /// (a `.pth` file): no network at test time. None where a tool is missing outside CI.
 fn generators() -> Option<&'static Path> {
     static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
-    VENV.get_or_init(|| {
-        let installed = installed()?;
-        // The generators' venv: its python, beside the mkdocs script.
-        let theirs = tool("mkdocs")?.parent().unwrap().join("python");
-        let purelib = |python: &Path| {
-            let out = run(Command::new(python).args([
-                "-c",
-                "import sysconfig; print(sysconfig.get_path('purelib'))",
-            ]));
-            PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
-        };
-        let venv = installed.venv.with_file_name("generators-venv");
-        if venv.exists() {
-            fs::remove_dir_all(&venv).unwrap();
-        }
-        run(Command::new(&theirs).args(["-m", "venv"]).arg(&venv));
-        let python = venv.join("bin").join("python");
-        let path = purelib(&theirs);
-        fs::write(
-            purelib(&python).join("generators.pth"),
-            format!("{}\n", path.display()),
-        )
-        .unwrap();
-        run(Command::new(&python)
-            .args(["-m", "pip", "install", "--no-index", "--no-deps"])
-            .arg("--disable-pip-version-check")
-            .arg(&installed.wheel));
-        Some(venv)
-    })
-    .as_deref()
+    VENV.get_or_init(|| generators_venv(installed()?))
+        .as_deref()
+}
+
+/// The same with the wheel for any platform, as pip installs it where no wheel has a binary.
+fn generators_without_binary() -> Option<&'static Path> {
+    static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
+    VENV.get_or_init(|| generators_venv(installed_without_binary()?))
+        .as_deref()
+}
+
+fn generators_venv(installed: &Installed) -> Option<PathBuf> {
+    // The generators' venv: its python, beside the mkdocs script.
+    let theirs = tool("mkdocs")?.parent().unwrap().join("python");
+    let purelib = |python: &Path| {
+        let out = run(Command::new(python).args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_path('purelib'))",
+        ]));
+        PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+    };
+    let venv = installed.venv.with_extension("generators");
+    if venv.exists() {
+        fs::remove_dir_all(&venv).unwrap();
+    }
+    run(Command::new(&theirs).args(["-m", "venv"]).arg(&venv));
+    let python = venv.join("bin").join("python");
+    let path = purelib(&theirs);
+    fs::write(
+        purelib(&python).join("generators.pth"),
+        format!("{}\n", path.display()),
+    )
+    .unwrap();
+    run(Command::new(&python)
+        .args(["-m", "pip", "install", "--no-index", "--no-deps"])
+        .arg("--disable-pip-version-check")
+        .arg(&installed.wheel));
+    Some(venv)
 }
 
 /// `python -m MODULE ARGS` in the generators' venv, in `dir`.
@@ -91,6 +99,21 @@ pub fn cli_sitemap(site: &Site, base: &str, flags: &[&str]) -> Vec<u8> {
         .run()
         .success();
     fs::read(site.sitemap_path()).unwrap()
+}
+
+/// MkDocs's build of PROJECT with CONFIG, the plugin given OPTION, which fails: its stderr.
+fn mkdocs_fails(venv: &Path, project: &Path, config: &str, option: &str) -> String {
+    fs::write(
+        project.join("mkdocs.yml"),
+        config.replace(
+            "  - sitemapgen\n",
+            &format!("  - sitemapgen:\n      {option}\n"),
+        ),
+    )
+    .unwrap();
+    let failed = python(venv, project, &["-m", "mkdocs", "build"]);
+    assert!(!failed.status.success());
+    String::from_utf8_lossy(&failed.stderr).into_owned()
 }
 
 #[test]
@@ -188,17 +211,7 @@ fn mkdocs_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     );
 
     // sitemapgen's own failure fails the build with its message.
-    fs::write(
-        project.join("mkdocs.yml"),
-        config.replace(
-            "  - sitemapgen\n",
-            "  - sitemapgen:\n      args: [--max-urls, '0']\n",
-        ),
-    )
-    .unwrap();
-    let failed = python(venv, &project, &["-m", "mkdocs", "build"]);
-    assert!(!failed.status.success());
-    let stderr = String::from_utf8_lossy(&failed.stderr);
+    let stderr = mkdocs_fails(venv, &project, &config, "args: [--max-urls, '0']");
     assert!(stderr.contains("sitemapgen: error: "), "{stderr}");
     assert!(stderr.contains("--max-urls"), "{stderr}");
 }
@@ -306,4 +319,78 @@ fn sphinx_extension_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         stderr.contains("sitemapgen: error: html_baseurl is not set in conf.py"),
         "{stderr}"
     );
+}
+
+/// Where this platform has no binary (the wheel for any platform, as pip installs it on
+/// Windows), MkDocs and Sphinx finish the build after one warning, with no sitemap; with
+/// `require_binary` (`sitemapgen_require_binary`) the build fails, saying why.
+#[test]
+fn mkdocs_and_sphinx_finish_the_build_without_a_binary_after_one_warning() {
+    let Some(venv) = generators_without_binary() else {
+        return;
+    };
+    let warning = format!(
+        "sitemapgen has no binary for {}: no sitemap written; CI on Linux or macOS writes it",
+        crate::wheel::platform(venv)
+    );
+    let error = format!(
+        "sitemapgen: error: sitemapgen has no binary for {}",
+        crate::wheel::platform(venv)
+    );
+    let site = Site::empty();
+    let project = site.outside().join("project");
+    fs::create_dir_all(project.join("docs")).unwrap();
+    fs::write(project.join("docs/index.md"), "# Home\n\nWelcome.\n").unwrap();
+    let config = format!(
+        "site_name: Demo\nsite_url: https://example.com/\nsite_dir: {}\n\
+         plugins:\n  - sitemapgen\n",
+        site.root.display()
+    );
+    fs::write(project.join("mkdocs.yml"), &config).unwrap();
+    let log = succeeded(&python(venv, &project, &["-m", "mkdocs", "build"]));
+    assert_eq!(log.matches(&warning).count(), 1, "{log}");
+    assert!(log.contains("WARNING"), "{log}");
+    assert!(site.root.join("index.html").is_file());
+    // Nor MkDocs's own, with its build dates.
+    for name in ["sitemap.xml", "sitemap.xml.gz", "sitemap.state.gz"] {
+        assert!(!site.root.join(name).exists(), "{name}");
+    }
+    let stderr = mkdocs_fails(venv, &project, &config, "require_binary: true");
+    assert!(stderr.contains(&error), "{stderr}");
+
+    let source = site.outside().join("source");
+    fs::create_dir_all(&source).unwrap();
+    fs::write(source.join("index.rst"), "Demo\n====\n\nText.\n").unwrap();
+    let config = "project = 'Demo'\nextensions = ['sitemapgen_cli.sphinx']\n\
+                  html_baseurl = 'https://example.com/'\n";
+    fs::write(source.join("conf.py"), config).unwrap();
+    let out = site.outside().join("html");
+    let sphinx = || {
+        python(
+            venv,
+            site.outside(),
+            &[
+                "-m",
+                "sphinx",
+                "-E",
+                "-b",
+                "html",
+                "source",
+                out.to_str().unwrap(),
+            ],
+        )
+    };
+    let log = succeeded(&sphinx());
+    assert_eq!(log.matches(&warning).count(), 1, "{log}");
+    assert!(out.join("index.html").is_file());
+    assert!(!out.join("sitemap.xml").exists());
+    fs::write(
+        source.join("conf.py"),
+        format!("{config}sitemapgen_require_binary = True\n"),
+    )
+    .unwrap();
+    let failed = sphinx();
+    assert_eq!(failed.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(stderr.contains(&error), "{stderr}");
 }

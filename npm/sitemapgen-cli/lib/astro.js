@@ -31,7 +31,7 @@ export function astroFlags(config, dir, options = {}) {
 
 /**
  * @param {{state?: boolean, images?: boolean, groups?: string[], xsl?: boolean | string,
- *   indexnowKeyEnv?: string, args?: string[]}} options
+ *   indexnowKeyEnv?: string, args?: string[], requireBinary?: boolean}} options
  */
 export default function sitemapgen(options = {}) {
   let config;
@@ -43,7 +43,7 @@ export default function sitemapgen(options = {}) {
       },
       "astro:build:done": ({ dir, logger }) => {
         const out = fileURLToPath(dir).replace(/\/$/, "");
-        runSitemapgen(astroFlags(config, out, options), logger);
+        runSitemapgen(astroFlags(config, out, options), logger, options.requireBinary);
       },
     },
   };

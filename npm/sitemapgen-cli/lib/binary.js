@@ -22,10 +22,22 @@ export class BinaryNotFound extends Error {
   }
 }
 
+/** This platform has no sitemapgen binary: no package holds one for it. */
+export class NoBinary extends BinaryNotFound {
+  constructor(platform) {
+    super(
+      `sitemapgen has no binary for ${platform}`,
+      `the packages with one are for ${Object.keys(PACKAGES).join(", ")}; elsewhere, build it with \`cargo install --locked sitemapgen\` and set SITEMAPGEN_BINARY to its path`,
+    );
+    this.name = "NoBinary";
+  }
+}
+
 /**
  * The path of the sitemapgen binary for this machine.
  * @returns {string}
- * @throws {BinaryNotFound} when no binary fits this platform or its package is missing
+ * @throws {NoBinary} when no binary fits this platform
+ * @throws {BinaryNotFound} when its package is missing
  */
 export function binaryPath() {
   if (process.env.SITEMAPGEN_BINARY) {
@@ -34,10 +46,7 @@ export function binaryPath() {
   const platform = `${process.platform}-${process.arch}`;
   const name = PACKAGES[platform];
   if (name === undefined) {
-    throw new BinaryNotFound(
-      `no sitemapgen binary is built for ${platform} (there are: ${Object.keys(PACKAGES).join(", ")})`,
-      "build one with `cargo install --locked sitemapgen` and set SITEMAPGEN_BINARY to its path",
-    );
+    throw new NoBinary(platform);
   }
   try {
     return require.resolve(`${name}/sitemapgen`);

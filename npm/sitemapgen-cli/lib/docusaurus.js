@@ -33,7 +33,7 @@ const log = {
 /**
  * @param {unknown} context
  * @param {{state?: boolean, images?: boolean, groups?: string[], xsl?: boolean | string,
- *   indexnowKeyEnv?: string, args?: string[]}} options
+ *   indexnowKeyEnv?: string, args?: string[], requireBinary?: boolean}} options
  */
 export default function sitemapgen(context, options = {}) {
   return {
@@ -41,7 +41,7 @@ export default function sitemapgen(context, options = {}) {
     async postBuild({ siteConfig, outDir }) {
       // Docusaurus's outDir ends with a slash, which would double in the state's path.
       const dir = outDir.replace(/\/$/, "");
-      runSitemapgen(docusaurusFlags(siteConfig, dir, options), log);
+      runSitemapgen(docusaurusFlags(siteConfig, dir, options), log, options.requireBinary);
     },
   };
 }

@@ -1,7 +1,7 @@
 // What the generators' plugins share: the flags their options map to, and running the
 // binary with its messages in the generator's log.
 import { spawnSync } from "node:child_process";
-import { BinaryNotFound, binaryPath } from "./binary.js";
+import { BinaryNotFound, NoBinary, binaryPath } from "./binary.js";
 
 export const STATE = "sitemap.state.gz";
 
@@ -34,15 +34,28 @@ export function stateFlags(dir, base) {
   return ["--state", `${dir}/${STATE}`, "--state-url", `${base}${STATE}`];
 }
 
+// The warning of a platform without a binary is given once a process (Docusaurus runs the
+// plugin once a locale).
+let warned = false;
+
 /**
  * Runs sitemapgen with ARGS: its warnings go to `log.warn`, its notes and summary line to
- * `log.info`. When it fails (exit 1 or 2), throws an Error with its message.
+ * `log.info`. When it fails (exit 1 or 2), throws an Error with its message. Where this
+ * platform has no binary, the build goes on without a sitemap, after one warning, unless
+ * `requireBinary`: then it throws.
  */
-export function runSitemapgen(args, log) {
+export function runSitemapgen(args, log, requireBinary = false) {
   let binary;
   try {
     binary = binaryPath();
   } catch (error) {
+    if (error instanceof NoBinary && !requireBinary) {
+      if (!warned) {
+        warned = true;
+        log.warn(`${error.message}: no sitemap written; CI on Linux or macOS writes it`);
+      }
+      return;
+    }
     if (error instanceof BinaryNotFound) {
       throw new Error(`sitemapgen: error: ${error.message}\nhint: ${error.hint}`);
     }
