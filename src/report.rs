@@ -250,7 +250,7 @@ impl Report {
 
     /// A file or directory passed over; only -v shows it.
     pub fn skipped(&self, rel: &Path, why: impl Display) {
-        self.detail(format_args!("skip {}: {why}", rel.display()));
+        self.detail(format_args!("skip {}: {why}", shown_path(&rel)));
     }
 
     /// A line only -v shows.
@@ -396,10 +396,65 @@ const ALL_WARNINGS: [Warning; WARNINGS] = [
     Warning::Run,
 ];
 
-/// Writes a line on stderr, without a secret (see `redact`). A closed stderr (`2>&1 | head
-/// -1`) loses the message but not the run: what the run writes is published all the same.
+/// Writes a line on stderr, without a secret (see `redact`) and with every control
+/// character but the line breaks of a message's own lines (a `hint:`, clap's usage) escaped:
+/// whatever a caller put in it, a message cannot drive the terminal that shows the log (a
+/// text from outside comes through `shown` or `shown_path`, its line breaks escaped too). A
+/// closed stderr (`2>&1 | head -1`) loses the message but not the run: what the run writes
+/// is published all the same.
 pub fn to_stderr(line: impl Display) {
-    let _ = writeln!(io::stderr().lock(), "{}", redact(&line.to_string()));
+    let line = redact(&line.to_string());
+    let line: Vec<String> = line.split('\n').map(escaped).collect();
+    let _ = writeln!(io::stderr().lock(), "{}", line.join("\n"));
+}
+
+/// How many characters of a text from outside a message shows.
+const EXCERPT: usize = 200;
+
+/// A text that came from outside the run (a line of an input file, a server's answer, a
+/// value read from a file), as a message shows it: its secrets hidden (on the whole text,
+/// before it is cut: a secret cut in two would show its first part), its control characters
+/// escaped, and cut to a short excerpt that says how much was left out. Every such text
+/// reaches a message through here.
+pub fn shown(text: &str) -> String {
+    let text = escaped(&redact(text));
+    match text.char_indices().nth(EXCERPT) {
+        None => text,
+        Some((cut, _)) => {
+            let more = text[cut..].chars().count() as u64;
+            format!("{}… ({} more)", &text[..cut], count(more, "character"))
+        }
+    }
+}
+
+/// A file's path, as a message shows it: whole (to be found; the system bounds its length),
+/// its secrets hidden, its control characters escaped. A file name is the site's text, not
+/// ours: `\u{1b}]0;title\u{7}` or a line break in one must not reach the terminal or start a
+/// line of its own in the log.
+pub fn shown_path(path: &Path) -> String {
+    escaped(&redact(&path.to_string_lossy()))
+}
+
+/// `text` with each control character (line breaks included), and each character that
+/// reorders text on screen (bidirectional overrides and isolates), as a Rust escape
+/// (`\u{1b}`, `\n`).
+fn escaped(text: &str) -> String {
+    let hostile = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.contains(hostile) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hostile(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// What no message may show, whatever put it there (a file name, an answer that echoes the

@@ -41,38 +41,7 @@ pub struct BaseUrl(String);
 
 impl BaseUrl {
     pub fn parse(text: &str) -> Result<Self> {
-        let mut url = match ::url::Url::parse(text) {
-            Ok(url) => url,
-            Err(err) => bail!("--base-url {text:?} is not an absolute URL ({err})"),
-        };
-        if url.scheme() != "http" && url.scheme() != "https" {
-            bail!(
-                "--base-url {text:?} must use http or https, not {}",
-                url.scheme()
-            );
-        }
-        // The URL parser would read `https:///docs` as host `docs`: insist on `scheme://host`.
-        let host_follows = text
-            .split_once("://")
-            .is_some_and(|(_, rest)| !rest.starts_with(['/', '\\']));
-        if !host_follows || url.host_str().is_none_or(str::is_empty) {
-            bail!("--base-url {text:?} has no host");
-        }
-        // The URL standard lets `"`, `{`, `}` and `` ` `` into a host name; a DNS name has
-        // letters, digits, `-` and `.` (and `_` in practice) only, punycode included.
-        if let Some(::url::Host::Domain(host)) = url.host()
-            && !host
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
-        {
-            bail!(
-                "--base-url {text:?} has an invalid host name {host:?} \
-                 (letters, digits, '-', '.' and '_' only)"
-            );
-        }
-        if url.query().is_some() || url.fragment().is_some() {
-            bail!("--base-url {text:?} must not have a query or a fragment");
-        }
+        let mut url = given_url(text, "--base-url", Given::Base)?;
         if !url.username().is_empty() || url.password().is_some() {
             bail!("--base-url {text:?} must not carry a user name or password");
         }
@@ -124,6 +93,99 @@ impl BaseUrl {
         url.push_str(path);
         url
     }
+}
+
+/// What a URL a user gives is for, which gives its shape (doc/usage.md says them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Given {
+    /// A URL paths are joined to (`--base-url`, the endpoints): no query, no fragment, no
+    /// empty segment, which the joined path would land in or be merged away by a server.
+    Base,
+    /// A URL fetched or listed as it is (`--state-url`, `--previous-sitemap`,
+    /// `--index-add`, an `--add-urls` line).
+    Resource,
+}
+
+/// The one gate every URL a user gives goes through (`what` names it in the message): an
+/// http or https URL with a host name, as written: no control character or whitespace,
+/// which the URL parser would drop or encode into a URL the user never wrote, and for a
+/// `Given::Base`, no query, fragment or empty segment.
+pub fn given_url(text: &str, what: &str, kind: Given) -> Result<::url::Url> {
+    refuse_blanks(text, what)?;
+    let url = match ::url::Url::parse(text) {
+        Ok(url) => url,
+        Err(err) => bail!("{what} {text:?} is not an absolute URL ({err})"),
+    };
+    if url.scheme() != "http" && url.scheme() != "https" {
+        bail!(
+            "{what} {text:?} is not an http or https URL ({}:)",
+            url.scheme()
+        );
+    }
+    // The URL parser would read `https:///docs` as host `docs`: insist on `scheme://host`.
+    let host_follows = text
+        .split_once("://")
+        .is_some_and(|(_, rest)| !rest.starts_with(['/', '\\']));
+    if !host_follows || url.host_str().is_none_or(str::is_empty) {
+        bail!("{what} {text:?} has no host");
+    }
+    // The URL standard lets `"`, `{`, `}` and `` ` `` into a host name; a DNS name has
+    // letters, digits, `-` and `.` (and `_` in practice) only, punycode included.
+    if let Some(::url::Host::Domain(host)) = url.host()
+        && !host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+    {
+        bail!(
+            "{what} {text:?} has an invalid host name {host:?} \
+             (letters, digits, '-', '.' and '_' only)"
+        );
+    }
+    if kind == Given::Base {
+        if url.query().is_some() || url.fragment().is_some() {
+            bail!("{what} {text:?} must not have a query or a fragment");
+        }
+        let segments: Vec<&str> = url.path().split('/').skip(1).collect();
+        if segments[..segments.len().saturating_sub(1)].contains(&"") {
+            bail!("{what} {text:?} has an empty path segment (//), which a server merges away");
+        }
+    }
+    Ok(url)
+}
+
+/// Refuses a URL (or an href) holding what no URL holds and the URL parser would drop or
+/// encode into a URL the user never wrote: whitespace, a control character, and the
+/// delimiters RFC 3986 (Appendix C) puts around URLs in text, `"`, `<`, `>`, and `\\` (read
+/// as `/`).
+pub fn refuse_blanks(text: &str, what: &str) -> Result<()> {
+    if text.contains(|c: char| c.is_whitespace() || c.is_control() || "\"<>\\".contains(c)) {
+        bail!(
+            "{what} \"{}\" holds whitespace, a control character or one of \" < > \\, which no \
+             URL has (percent-encode them: a space is %20)",
+            crate::report::shown(text)
+        );
+    }
+    Ok(())
+}
+
+/// The path of `url` as a static server finds its file: without the query and fragment,
+/// without `;` parameters (which Java servers drop), empty segments merged (as nginx and
+/// Apache merge `//`), percent-decoded and encoded again as sitemapgen writes paths. Case
+/// is kept: a static server on Linux tells `Sitemap.xml` from `sitemap.xml`.
+pub fn served_path(url: &::url::Url) -> String {
+    let segments: Vec<&str> = url
+        .path()
+        .split('/')
+        .map(|segment| segment.split(';').next().unwrap_or_default())
+        .collect();
+    let last = segments.len() - 1;
+    let kept = segments
+        .iter()
+        .enumerate()
+        .filter(|&(i, segment)| i == 0 || i == last || !segment.is_empty())
+        .map(|(_, segment)| *segment)
+        .collect::<Vec<_>>();
+    normal_path(&kept.join("/"))
 }
 
 /// The base URL's path with what the URL parser leaves raw but RFC 3986 does not allow in a

@@ -5,6 +5,8 @@ sitemapgen on the output folder with ``html_baseurl`` as the base URL. Options a
 ``sitemapgen_*`` config values; it only maps them to flags: every decision is the binary's.
 """
 
+import string
+
 from sphinx.util import logging
 
 from sitemapgen_cli._run import Failed, flags, run_sitemapgen
@@ -46,8 +48,32 @@ def base_url(config):
         )
     lang = f"{config.language}/" if config.language else ""
     version = f"{config.version}/" if config.version else ""
-    prefix = config.sitemapgen_url_scheme.format(lang=lang, version=version, link="")
+    prefix = url_scheme(config.sitemapgen_url_scheme, lang=lang, version=version, link="")
     return config.html_baseurl.rstrip("/") + "/" + prefix
+
+
+def url_scheme(scheme, **values):
+    """SCHEME with its plain fields ({lang}, {version}, {link}) replaced by VALUES.
+
+    Not str.format, which would follow an attribute or an index in a field
+    ("{lang.__class__}"): a field that is not one of them plainly is refused.
+    """
+    try:
+        parts = list(string.Formatter().parse(scheme))
+    except ValueError as error:
+        raise Failed(f"sitemapgen: error: sitemapgen_url_scheme {scheme!r}: {error}") from None
+    out = []
+    for literal, field, spec, conversion in parts:
+        out.append(literal)
+        if field is None:
+            continue
+        if field not in values or spec or conversion:
+            raise Failed(
+                f"sitemapgen: error: sitemapgen_url_scheme {scheme!r} holds a field other "
+                "than {lang}, {version} and {link}, the only ones it takes"
+            )
+        out.append(values[field])
+    return "".join(out)
 
 
 def build_finished(app, exception):

@@ -18,7 +18,7 @@ use crate::scan::digest::Mode;
 use crate::scan::images::parse_host;
 use crate::scan::select::Selector;
 use crate::state::origin::Published;
-use crate::url::BaseUrl;
+use crate::url::{BaseUrl, Given, given_url};
 use crate::walk::rules::check_glob;
 
 #[derive(Debug, Parser)]
@@ -95,7 +95,7 @@ pub struct Cli {
     /// List the sitemap at URL, written by another tool, in the index (repeatable; URL must
     /// lie under the index's directory); the pages go to sitemap-pages.xml
     #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
-          value_parser = ours(|text| parse_http_url(text, "--index-add")))]
+          value_parser = ours(|text| given_url(text, "--index-add", Given::Resource)))]
     pub index_add: Vec<url::Url>,
 
     /// List the URLs in FILE besides the pages (repeatable): a URL a line, optionally a W3C
@@ -159,7 +159,7 @@ pub struct Cli {
     /// with --state DIR/sitemap.state.gz): read when the state file does not exist; a 404 is
     /// a first run, any other failure stops the run
     #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
-          value_parser = ours(|text| parse_http_url(text, "--state-url")))]
+          value_parser = ours(|text| given_url(text, "--state-url", Given::Resource)))]
     pub state_url: Option<url::Url>,
 
     /// When there is no state yet (nor one published), keep the dates this sitemap gives
@@ -218,7 +218,7 @@ pub struct Cli {
     /// --previous-sitemap's) are sent as HTTP Basic authentication, and never shown
     #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
           default_value = crate::submit::indexnow::DEFAULT_ENDPOINT,
-          value_parser = ours(|text| parse_http_url(text, "--indexnow-endpoint")))]
+          value_parser = ours(|text| given_url(text, "--indexnow-endpoint", Given::Base)))]
     pub indexnow_endpoint: url::Url,
 
     /// Submit the sitemap (the index when split: the file -o names, or DIR/sitemap.xml) to
@@ -247,7 +247,7 @@ pub struct Cli {
     /// the access token comes from the key's token_uri
     #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
           default_value = crate::submit::google::DEFAULT_ENDPOINT,
-          value_parser = ours(|text| parse_http_url(text, "--google-endpoint")))]
+          value_parser = ours(|text| given_url(text, "--google-endpoint", Given::Base)))]
     pub google_endpoint: url::Url,
 
     /// Give up on an HTTP request (--state-url, --previous-sitemap, --indexnow-submit,
@@ -550,11 +550,9 @@ fn parse_regex(text: &str) -> anyhow::Result<regex::bytes::Regex> {
 /// `--xsl`: a URL reference, as an href takes it: relative, or absolute with http or https
 /// (a `javascript:` or `data:` href is no stylesheet a browser loads from a sitemap).
 fn parse_href(text: &str) -> anyhow::Result<String> {
-    if text.is_empty()
-        || text.len() >= 2048
-        || text.chars().any(|c| c.is_whitespace() || c.is_control())
-    {
-        anyhow::bail!("--xsl {text:?} is not a URL (no spaces, under 2,048 characters)");
+    crate::url::refuse_blanks(text, "--xsl")?;
+    if text.is_empty() || text.len() >= 2048 {
+        anyhow::bail!("--xsl {text:?} is not a URL (under 2,048 characters)");
     }
     if let Ok(url) = url::Url::parse(text)
         && !matches!(url.scheme(), "http" | "https")
@@ -576,14 +574,6 @@ fn parse_hreflang_default(text: &str) -> anyhow::Result<String> {
         );
     }
     Ok(text.to_string())
-}
-
-fn parse_http_url(text: &str, flag: &str) -> anyhow::Result<url::Url> {
-    match url::Url::parse(text) {
-        Ok(url) if matches!(url.scheme(), "http" | "https") && url.has_host() => Ok(url),
-        Ok(_) => anyhow::bail!("{flag} {text:?} is not an http or https URL"),
-        Err(err) => anyhow::bail!("{flag} {text:?} is not an absolute URL ({err})"),
-    }
 }
 
 fn parse_percent(text: &str) -> anyhow::Result<f64> {

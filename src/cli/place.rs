@@ -211,6 +211,12 @@ fn index_add(
 ) -> Result<Vec<String>> {
     let mut added: Vec<String> = Vec::with_capacity(urls.len());
     for url in urls {
+        // The file a static server would serve for it, whatever the query, `;` or `//`.
+        let served = format!(
+            "{}{}",
+            &url[..url::Position::BeforePath],
+            crate::url::served_path(&url)
+        );
         let url = String::from(url);
         let flag = format!("--index-add {url}");
         if url.strip_prefix(dir_url).is_none_or(str::is_empty) {
@@ -222,7 +228,7 @@ fn index_add(
         if url.contains('#') || url.len() >= crate::url::MAX_LOC_LEN {
             bail!("{flag}: a sitemap's URL has no fragment and is under 2,048 characters");
         }
-        if let Some(name) = outputs::name_beside(&url, dir_url) {
+        if let Some(name) = outputs::name_beside(&served, dir_url) {
             let path = files.dir().join(&name);
             if files.is_ours(&name) {
                 bail!("{flag} names a file this run writes");

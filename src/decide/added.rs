@@ -21,8 +21,8 @@ use url::Url;
 use crate::error::UsageError;
 use crate::io::input::{self, Capped, MAX_ADDED_URLS};
 use crate::outputs::read;
-use crate::report::{Report, Warning};
-use crate::url::{BaseUrl, MAX_LOC_LEN, is_page_path, normal_path, strict_url};
+use crate::report::{Report, Warning, shown};
+use crate::url::{BaseUrl, Given, MAX_LOC_LEN, given_url, is_page_path, normal_path, strict_url};
 use crate::w3c::is_w3c_date;
 
 /// One added URL, checked.
@@ -130,14 +130,32 @@ fn lines(file: &Path) -> Result<Vec<(u64, String, Option<String>)>> {
         }
         let mut fields = line.split_ascii_whitespace();
         let (Some(loc), date, None) = (fields.next(), fields.next(), fields.next()) else {
-            return Err(usage(format!(
-                "{}: {line:?} is not a URL, optionally with a date after a space",
-                at()
-            )));
+            return Err(usage(format!("{}: {}", at(), not_a_url(line))));
         };
         urls.push((n as u64 + 1, loc.to_string(), date.map(String::from)));
     }
     Ok(urls)
+}
+
+/// Whether a line of an input file starts as an http(s) URL does: only such a line is
+/// shown in a message (cut, see `report::shown`). Any other may be anything a file holds (a
+/// password, a hash) and is only described.
+fn starts_like_a_url(line: &str) -> bool {
+    let start = line.get(..8).unwrap_or(line).to_ascii_lowercase();
+    start.starts_with("http://") || start.starts_with("https://")
+}
+
+/// What a message says of `line`, a line of an input file that is not a URL.
+fn not_a_url(line: &str) -> String {
+    let length = crate::report::count(line.chars().count() as u64, "character");
+    if starts_like_a_url(line) {
+        format!(
+            "\"{}\" is not a URL, optionally with a date after a space",
+            shown(line)
+        )
+    } else {
+        format!("the line is not a URL: {length}, no http:// or https:// scheme")
+    }
 }
 
 /// The URL `loc`, given at `at` with `date`, checked and in the form sitemapgen writes.
@@ -148,21 +166,19 @@ fn check(
     base: &BaseUrl,
     base_url: &Url,
 ) -> Result<AddedUrl> {
+    if !starts_like_a_url(loc) {
+        return Err(usage(format!("{at}: {}", not_a_url(loc))));
+    }
+    let url = given_url(loc, at, Given::Resource).map_err(|err| usage(err.to_string()))?;
     let date = date.map(|date| date.trim().to_string());
     if let Some(date) = date.as_deref().filter(|date| !is_w3c_date(date)) {
         return Err(usage(format!(
-            "{at}: {date:?} is not a W3C date (2024-05-01) or datetime with seconds and zone \
-             (2024-05-01T10:00:00+02:00)"
+            "{at}: \"{}\" is not a W3C date (2024-05-01) or datetime with seconds and zone \
+             (2024-05-01T10:00:00+02:00)",
+            shown(date)
         )));
     }
-    let url = match Url::parse(loc) {
-        Ok(url) => url,
-        Err(err) => {
-            return Err(usage(format!(
-                "{at}: {loc:?} is not an absolute URL ({err})"
-            )));
-        }
-    };
+    let loc = shown(loc);
     if url.query().is_some() || url.fragment().is_some() {
         return Err(usage(format!(
             "{at}: {loc} has a query or a fragment; a sitemap lists pages by their path"
@@ -252,7 +268,7 @@ mod tests {
         for (text, error) in [
             (
                 "https://example.com/docs/a\nnot a url\n",
-                "urls.txt:2: \"not a url\" is not",
+                "urls.txt:2: the line is not a URL: 9 characters, no http:// or https://",
             ),
             (
                 "https://example.com/docs/a 2024-13-01",
@@ -274,7 +290,18 @@ mod tests {
                 "has a query or a fragment",
             ),
             ("https://example.com/docs/a//b", "has an empty path segment"),
-            ("/docs/a", "is not an absolute URL"),
+            (
+                "/docs/a",
+                "urls.txt:1: the line is not a URL: 7 characters, no http",
+            ),
+            (
+                "root:*:20228:0:99999:7:::",
+                "the line is not a URL: 25 characters",
+            ),
+            (
+                "https://example.com/docs/\u{1b}[2J",
+                "holds whitespace or a control character",
+            ),
         ] {
             let err = read(text).unwrap_err();
             assert!(err.is::<UsageError>(), "{text}: {err}");

@@ -10,6 +10,7 @@ mod plan;
 pub mod rules;
 pub mod verdict;
 
+use crate::report::shown_path;
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io;
@@ -144,7 +145,9 @@ impl<'s> Decider<'s> {
                 vanished(&page, report)?;
                 return Ok(None);
             }
-            scanned => scanned.with_context(|| format!("cannot read {}", page.path.display()))?,
+            scanned => {
+                scanned.with_context(|| format!("cannot read {}", shown_path(&page.path)))?
+            }
         };
         let Some(ListedAt {
             alternates,
@@ -251,8 +254,8 @@ impl<'s> Decider<'s> {
             Warning::Duplicate,
             format_args!(
                 "{} and {} both map to {loc}",
-                first.display(),
-                page.rel.display()
+                shown_path(&first),
+                shown_path(&page.rel)
             ),
             "listing only the first",
         )?;
@@ -278,7 +281,7 @@ impl<'s> Decider<'s> {
         for what in ignored {
             report.warn(
                 Warning::HeadIgnored,
-                format_args!("{}: {what}", page.rel.display()),
+                format_args!("{}: {what}", shown_path(&page.rel)),
                 "ignored",
             )?;
         }
@@ -291,7 +294,7 @@ impl<'s> Decider<'s> {
             Form::Declared(declared) => {
                 report.detail(format_args!(
                     "{}: listed as {}, the form its canonical URL declares",
-                    page.rel.display(),
+                    shown_path(&page.rel),
                     self.settings.base.join(&declared)
                 ));
                 Ok(Some((alternates, Some(declared))))
@@ -305,7 +308,7 @@ impl<'s> Decider<'s> {
                     format_args!(
                         "{}: its canonical URL {canonical} has another host or scheme than \
                          {loc} (the base URL disagrees with the site)",
-                        page.rel.display()
+                        shown_path(&page.rel)
                     ),
                     "listed as computed",
                 )?;
@@ -355,7 +358,7 @@ impl<'s> Decider<'s> {
                     Warning::CanonicalElsewhere,
                     format_args!(
                         "{}: its canonical URL {to} is outside the base URL {}",
-                        page.rel.display(),
+                        shown_path(&page.rel),
                         self.base
                     ),
                     "not listed",
@@ -380,7 +383,7 @@ impl<'s> Decider<'s> {
                         "{}: {} is the URL of the page {}",
                         url.at,
                         url.loc,
-                        page.display()
+                        shown_path(&page)
                     ),
                     "listing the page",
                 )?;
@@ -455,7 +458,7 @@ fn too_many_images(page: &Page, report: &mut Report) -> Result<()> {
         Warning::Images,
         format_args!(
             "{}: more than {} images (its og:image and its main region's)",
-            page.rel.display(),
+            shown_path(&page.rel),
             report::thousands(MAX_IMAGES as u64)
         ),
         &format!(
@@ -475,7 +478,7 @@ fn too_long(page: &Page, loc: &str, report: &mut Report) -> Result<bool> {
         Warning::TooLong,
         format_args!(
             "{}: its URL has {} characters, the limit is {}",
-            page.rel.display(),
+            shown_path(&page.rel),
             loc.len(),
             MAX_LOC_LEN - 1
         ),
@@ -492,7 +495,7 @@ fn vanished(page: &Page, report: &mut Report) -> Result<()> {
         Warning::Unusable,
         format_args!(
             "{} vanished while the site was being read",
-            page.rel.display()
+            shown_path(&page.rel)
         ),
         "not listed",
     )

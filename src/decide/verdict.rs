@@ -6,6 +6,7 @@
 //! upper case, escaped unreserved characters decoded), so `caf%c3%a9.html` is the page
 //! `caf%C3%A9.html`, and `%7Ew.html` the page `~w.html`.
 
+use crate::report::shown;
 use url::{ParseError, Url};
 
 use crate::entry::Alternate;
@@ -71,14 +72,15 @@ fn judge_at(head: Head, page: &Url, base: &Url) -> (Verdict, Vec<String>) {
     let mut resolve = |what: &str, href: &str| match page.join(href) {
         Ok(url) if matches!(url.scheme(), "http" | "https") => Some(url),
         _ => {
-            ignored.push(format!("{what} {href:?} is not an http(s) URL"));
+            ignored.push(format!("{what} \"{}\" is not an http(s) URL", shown(href)));
             None
         }
     };
     // A redirect stub that is noindex too (Hugo's aliases, jekyll-redirect-from) is a
     // redirect for the summary.
     if let Some(target) = &head.redirect {
-        let target = resolve("the refresh target", target).map_or(target.clone(), String::from);
+        let target =
+            resolve("the refresh target", target).map_or_else(|| shown(target), String::from);
         return (Verdict::Redirect(target), ignored);
     }
     if head.noindex {
@@ -111,7 +113,7 @@ fn judge_at(head: Head, page: &Url, base: &Url) -> (Verdict, Vec<String>) {
     }
     let mut resolved = Vec::new();
     for Alternate { lang, href } in head.alternates {
-        if let Some(url) = resolve(&format!("the {lang:?} alternate"), &href) {
+        if let Some(url) = resolve(&format!("the \"{}\" alternate", shown(&lang)), &href) {
             resolved.push(Alternate {
                 lang,
                 href: url.to_string(),
@@ -124,7 +126,8 @@ fn judge_at(head: Head, page: &Url, base: &Url) -> (Verdict, Vec<String>) {
         .partition(|alternate| is_hreflang(&alternate.lang));
     for Alternate { lang, href } in bad {
         ignored.push(format!(
-            "the alternate {href} has hreflang {lang:?}, not a language tag"
+            "the alternate {href} has hreflang \"{}\", not a language tag",
+            shown(&lang)
         ));
     }
     // Language tags are case-insensitive: `EN` and `en` are one language, listed once.
@@ -136,8 +139,11 @@ fn judge_at(head: Head, page: &Url, base: &Url) -> (Verdict, Vec<String>) {
         {
             Some(first) if first.href == alternate.href => {}
             Some(first) => ignored.push(format!(
-                "the {:?} alternate {} repeats the {:?} alternate {}",
-                alternate.lang, alternate.href, first.lang, first.href
+                "the \"{}\" alternate {} repeats the \"{}\" alternate {}",
+                shown(&alternate.lang),
+                alternate.href,
+                shown(&first.lang),
+                first.href
             )),
             None => alternates.push(alternate),
         }

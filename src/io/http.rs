@@ -14,16 +14,14 @@ use time::format_description::well_known::Rfc2822;
 use url::Url;
 
 use crate::io::input::{Capped, Deadline, size};
-use crate::report::Report;
+use crate::report::{self, Report};
 
 /// Redirects followed on one origin before giving up.
 const MAX_REDIRECTS: usize = 5;
 
-/// How much of an answer's body a message shows.
-const EXCERPT: usize = 200;
-
-/// How much of an answer's body is read when only a message shows it.
-pub const FOR_EXCERPT: u64 = EXCERPT as u64 * 4;
+/// How much of an answer's body is read when only a message shows it: far more than the
+/// message shows, so that a secret it echoes is found whole (and hidden) before it is cut.
+pub const FOR_EXCERPT: u64 = 16 * 1024;
 
 /// Tries of one request answered 429 or 5xx.
 const TRIES: u32 = 4;
@@ -60,7 +58,7 @@ pub struct Answer {
     pub retry_after: Option<u64>,
     /// The body, as much of it as was asked for.
     pub body: Vec<u8>,
-    /// The start of the body, on one line, for messages.
+    /// The start of the body, on one line, for messages (see `report::shown`).
     pub excerpt: String,
 }
 
@@ -239,17 +237,7 @@ fn answer(response: ureq::http::Response<ureq::Body>, limit: u64) -> Answer {
         body.clear();
     }
     let text = String::from_utf8_lossy(&body[..body.len().min(FOR_EXCERPT as usize)]);
-    let mut excerpt: String = text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .take(EXCERPT)
-        .collect();
-    if excerpt.chars().count() == EXCERPT {
-        excerpt.push('…');
-    }
+    let excerpt = report::shown(&text.split_whitespace().collect::<Vec<_>>().join(" "));
     Answer {
         status,
         retry_after,

@@ -85,13 +85,18 @@ pub fn urls(mut contents: &[u8], path: &Path, prefix: &str) -> Result<Vec<String
         match url.strip_prefix(prefix) {
             None => {
                 return Err(crate::error::UsageError(format!(
-                    "{url:?} on {} is not under --base-url {prefix}",
+                    "\"{}\" on {} is not under --base-url {prefix}",
+                    crate::report::shown(url),
                     at()
                 ))
                 .into());
             }
             Some(rest) if !crate::url::is_page_path(rest) => {
-                bail!("{} holds {url:?}, not a URL sitemapgen writes", at())
+                bail!(
+                    "{} holds \"{}\", not a URL sitemapgen writes",
+                    at(),
+                    crate::report::shown(url)
+                )
             }
             Some(_) => urls.push(url.to_string()),
         }

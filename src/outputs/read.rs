@@ -202,7 +202,10 @@ fn read_xml(
                 }
             }
             Ok(_) => {}
-            Err(err) if strict => bail!("{what} is not well-formed XML: {err}"),
+            Err(err) if strict => bail!(
+                "{what} is not well-formed XML: {}",
+                crate::report::shown(&err.to_string())
+            ),
             Err(_) => break,
         }
     }

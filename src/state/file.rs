@@ -32,6 +32,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::old::{OldState, Parsed, Record, Seen, Stamp};
 use crate::io::input;
+use crate::report::shown;
 
 const MAGIC: &str = "sitemapgen-state";
 const VERSION: &str = "3";
@@ -39,7 +40,7 @@ const VERSION: &str = "3";
 impl Stamp {
     fn parse(text: &str) -> Result<Stamp> {
         let ([size, mtime, ctime, inode], 4) = fields(text, ':') else {
-            bail!("bad stamp {text:?}");
+            bail!("bad stamp \"{}\"", shown(text));
         };
         Ok(Stamp {
             size: size.parse().context("bad size")?,
@@ -85,7 +86,10 @@ pub fn parse(reader: impl BufRead, rules: &str) -> Result<OldState> {
         Some("2") => Version::Stamps,
         Some("1") => Version::First,
         Some(other) => {
-            bail!("it has version {other:?}; this sitemapgen reads versions 1 to {VERSION}")
+            bail!(
+                "it has version \"{}\"; this sitemapgen reads versions 1 to {VERSION}",
+                shown(other)
+            )
         }
         None => bail!("line 1 is not a sitemapgen-state header"),
     };
@@ -218,11 +222,14 @@ fn parse_record<'l>(
         ),
     };
     let Some(url_path) = key.strip_prefix('/') else {
-        bail!("the key {key:?} does not start with /");
+        bail!("the key \"{}\" does not start with /", shown(key));
     };
     // A key flows into the changes file and to IndexNow: only one this tool writes.
     if !crate::url::is_page_path(url_path) {
-        bail!("the key {key:?} is not a URL path sitemapgen writes");
+        bail!(
+            "the key \"{}\" is not a URL path sitemapgen writes",
+            shown(key)
+        );
     }
     Ok((
         url_path,
@@ -230,7 +237,7 @@ fn parse_record<'l>(
             lastmod: match lastmod {
                 "-" => None,
                 date if dates.contains_key(date) || crate::w3c::is_w3c_date(date) => Some(date),
-                _ => bail!("bad lastmod {lastmod:?}"),
+                _ => bail!("bad lastmod \"{}\"", shown(lastmod)),
             },
             digest: digest_from_hex(digest)?,
             stamp,

@@ -25,7 +25,7 @@ use crate::io::input::{self, Capped, Deadline, MAX_SITEMAP, MAX_SITEMAPS, MAX_ST
 use crate::outputs;
 use crate::outputs::read::{self, Document};
 use crate::report::Report;
-use crate::url::BaseUrl;
+use crate::url::{BaseUrl, Given, given_url};
 
 /// A sitemap published before: on the live site, or a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,13 +42,12 @@ impl Published {
             return Ok(Published::File(text.into()));
         }
         match Url::parse(text) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(Published::Url(url)),
-            Ok(url) => bail!(
+            Ok(url) if !matches!(url.scheme(), "http" | "https") => bail!(
                 "--previous-sitemap {text:?} is a {}: URL, which sitemapgen does not fetch (an \
                  http or https URL, or a file by its path)",
                 url.scheme()
             ),
-            Err(err) => bail!("--previous-sitemap {text:?} is not an absolute URL ({err})"),
+            _ => given_url(text, "--previous-sitemap", Given::Resource).map(Published::Url),
         }
     }
 }

@@ -19,7 +19,8 @@ use serde_json::{Value, json};
 use url::Url;
 
 use crate::io::http::{self, Answer, Client};
-use crate::report::{Report, Verbosity, keep_secret};
+use crate::report::{Report, Verbosity, keep_secret, shown};
+use crate::url::{Given, given_url};
 
 /// The Search Console API (its `webmasters/v3` path, which `sitemaps.submit` lives under).
 pub const DEFAULT_ENDPOINT: &str = "https://www.googleapis.com/webmasters/v3/";
@@ -76,9 +77,10 @@ impl Account {
         match field("type") {
             Some("service_account") => {}
             Some(other) => bail!(
-                "{source} is a key of type {other:?}, not a service account's\n\
+                "{source} is a key of type {}, not a service account's\n\
                  hint: make a key of a service account: Google Cloud console, IAM & Admin › \
-                 Service accounts › Keys › Add key › JSON"
+                 Service accounts › Keys › Add key › JSON",
+                shown(other)
             ),
             None => return Err(not_a_key()),
         }
@@ -94,12 +96,7 @@ impl Account {
             anyhow!("{source}: its private_key is not an RSA key ring takes: {err}")
         })?;
         let token_uri = field("token_uri").unwrap_or(TOKEN_URI);
-        let token_uri = Url::parse(token_uri)
-            .ok()
-            .filter(|url| url.scheme() == "https" || url.scheme() == "http")
-            .ok_or_else(|| {
-                anyhow!("{source}: its token_uri {token_uri:?} is not an http(s) URL")
-            })?;
+        let token_uri = given_url(token_uri, &format!("{source}: its token_uri"), Given::Base)?;
         secure(&token_uri, &format!("{source}: its token_uri"))?;
         Ok(Account {
             email: email.to_string(),
@@ -300,9 +297,17 @@ fn access_token(account: &Account, client: &Client, report: &mut Report) -> Resu
             .and_then(Value::as_str)
     };
     if (200..300).contains(&answer.status) {
+        // A token is kept out of every message later on; one too short to be a token
+        // (Google's are over 100 characters) would hide its letters in every word instead.
         let token = field("access_token")
-            .filter(|token| !token.is_empty())
-            .ok_or_else(|| anyhow!("{what} answered {} with no access_token", answer.status))?;
+            .filter(|token| token.len() >= MIN_TOKEN)
+            .ok_or_else(|| {
+                anyhow!(
+                    "{what} answered {} with no usable access_token (a token has {MIN_TOKEN} \
+                     characters at least)",
+                    answer.status
+                )
+            })?;
         keep_secret(token);
         return Ok(token.to_string());
     }
@@ -310,8 +315,8 @@ fn access_token(account: &Account, client: &Client, report: &mut Report) -> Resu
         bail!("{what} answered {} (again after retries)", answer);
     }
     let cause = match (field("error"), field("error_description")) {
-        (Some(error), Some(description)) => format!("{error} ({description})"),
-        (Some(error), None) => error.to_string(),
+        (Some(error), Some(description)) => format!("{} ({})", shown(error), shown(description)),
+        (Some(error), None) => shown(error),
         _ => answer.to_string(),
     };
     let hint = match field("error") {
@@ -329,6 +334,9 @@ fn access_token(account: &Account, client: &Client, report: &mut Report) -> Resu
     ))
 }
 
+/// The shortest access token taken.
+const MIN_TOKEN: usize = 16;
+
 /// The error for a submission Search Console refused, with what to do about it.
 fn refused(settings: &Settings, what: &str, answer: &Answer) -> anyhow::Error {
     let json: Option<Value> = serde_json::from_slice(&answer.body).ok();
@@ -336,7 +344,7 @@ fn refused(settings: &Settings, what: &str, answer: &Answer) -> anyhow::Error {
         .as_ref()
         .and_then(|json| json.pointer("/error/message"))
         .and_then(Value::as_str)
-        .map_or_else(|| answer.excerpt.clone(), |message| message.to_string());
+        .map_or_else(|| answer.excerpt.clone(), shown);
     let body = String::from_utf8_lossy(&answer.body);
     let (property, email) = (&settings.property, &settings.account.email);
     let (cause, hint) = match answer.status {

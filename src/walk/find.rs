@@ -1,6 +1,7 @@
 //! The files of a list (--files-from), in the walk's order, each with whether the walk would
 //! have entered the directories above it; the stat stage (`stat`) does the rest.
 
+use crate::report::shown_path;
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Read};
@@ -94,7 +95,7 @@ pub(super) fn read_list(
             data
         }
         ListFrom::File(path) => fs::read(path)
-            .with_context(|| format!("cannot read the file list {}", path.display()))?,
+            .with_context(|| format!("cannot read the file list {}", shown_path(&path)))?,
     };
     let root = &settings.root;
     let roots = [root.canonicalize()?, std::path::absolute(root)?];
@@ -154,7 +155,7 @@ fn skipped_ancestor(rules: &Rules, dir: &Path) -> Option<(Reason, String)> {
         if let Some(why) = rules.skip_dir(&ancestor) {
             return Some((
                 why.reason(),
-                format!("inside {}: {why}", ancestor.display()),
+                format!("inside {}: {why}", shown_path(&ancestor)),
             ));
         }
     }
@@ -164,11 +165,13 @@ fn skipped_ancestor(rules: &Rules, dir: &Path) -> Option<(Reason, String)> {
 /// A listed path made relative to DIR (empty for DIR itself), `.` and `..` resolved; an error
 /// if it leaves DIR.
 fn inside_root(listed: &Path, roots: &[PathBuf]) -> Result<PathBuf> {
-    let outside = || anyhow!("listed file {} is outside DIR", listed.display());
+    let outside = || anyhow!("listed file {} is outside DIR", shown_path(&listed));
     // Only a newline-separated list can hold one.
     if listed.as_os_str().as_bytes().contains(&0) {
-        let shown = listed.display().to_string().replace('\0', "\\0");
-        bail!("listed file {shown} contains a NUL byte, which no file name can hold");
+        bail!(
+            "listed file {} contains a NUL byte, which no file name can hold",
+            shown_path(listed)
+        );
     }
     let rel = if listed.is_absolute() {
         roots

@@ -2,6 +2,7 @@
 //! directory, the rules, and the page prepared, on threads of its own; and what a stat makes
 //! of a file, for the walk too.
 
+use crate::report::shown_path;
 use std::ffi::OsStr;
 use std::fs;
 use std::io;
@@ -86,7 +87,7 @@ impl<P: Prepare> Stat<'_, P> {
         let (dir, lstat) = match looked {
             Ok(looked) => looked,
             Err(err) => {
-                let err = anyhow!("listed file {} cannot be read: {err}", path.display());
+                let err = anyhow!("listed file {} cannot be read: {err}", shown_path(&path));
                 self.out.push(Walked::Event(Event::Failed(err)));
                 return;
             }
@@ -154,7 +155,7 @@ pub(super) fn judge(
             };
             event(Event::Warning(
                 Warning::Unusable,
-                format!("{} {what}", rel.display()),
+                format!("{} {what}", shown_path(&rel)),
                 "not listed",
             ));
             return None;
@@ -163,13 +164,13 @@ pub(super) fn judge(
             event(excluded(verbose, &rel, Reason::Unusable, "a symlink loop"));
             event(Event::Warning(
                 Warning::Loop,
-                format!("{} is a symlink loop", rel.display()),
+                format!("{} is a symlink loop", shown_path(&rel)),
                 "not listed",
             ));
             return None;
         }
         Err(err) => {
-            let context = format!("cannot read {}", path.display());
+            let context = format!("cannot read {}", shown_path(&path));
             event(Event::Failed(anyhow::Error::from(err).context(context)));
             return None;
         }

@@ -33,7 +33,10 @@ fn every_bad_option_value_exits_2_naming_the_flag() {
     let files = site.all_files();
     let cases: &[(&[&str], &str)] = &[
         (&["-b", "example.com"], "--base-url \"example.com\""),
-        (&["-b", "ftp://example.com/"], "must use http or https"),
+        (
+            &["-b", "ftp://example.com/"],
+            "is not an http or https URL (ftp:)",
+        ),
         (
             &["-b", "https://example.com/?q=1"],
             "must not have a query or a fragment",

@@ -224,6 +224,7 @@ impl Cmd {
         drop(stdin);
         let run = Run(child.wait_with_output().unwrap());
         run.shows_none_of(&secrets(&self.command));
+        run.prints_no_control_character();
         run
     }
 }
@@ -367,6 +368,18 @@ impl Run {
                 "a secret, {secret:?}, is shown; stderr:\n{stderr}"
             );
         }
+        self
+    }
+
+    /// Asserts that no message holds a control character but the line breaks between its
+    /// lines: what the run read (a file name, a line, an answer) reaches the log escaped.
+    /// Every run of the suite is checked, hostile or not.
+    pub fn prints_no_control_character(&self) -> &Run {
+        let stderr = self.stderr();
+        assert!(
+            !stderr.contains(|c: char| c.is_control() && c != '\n'),
+            "a message holds a control character:\n{stderr:?}"
+        );
         self
     }
 

@@ -10,6 +10,7 @@ mod generators;
 mod groups;
 mod harness;
 mod heads;
+mod hostile;
 mod images;
 mod inputs;
 mod lastmod;

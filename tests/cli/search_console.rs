@@ -75,6 +75,11 @@ fn check_jwt(request: &Request) -> Result<(), String> {
 /// answers each submission with the next of `answers` (the last one again once they run
 /// out; `{authorization}` in a body echoes the request's header).
 fn google(busy: usize, answers: Vec<(u16, &'static str)>) -> Server {
+    google_giving(TOKEN.to_string(), busy, answers)
+}
+
+/// The same, giving the access token `token`.
+fn google_giving(token: String, busy: usize, answers: Vec<(u16, &'static str)>) -> Server {
     let (tokens, submissions) = (AtomicUsize::new(0), AtomicUsize::new(0));
     Server::start(move |request| {
         if request.path == "/token" {
@@ -85,7 +90,7 @@ fn google(busy: usize, answers: Vec<(u16, &'static str)>) -> Server {
                 Ok(()) => Reply::status(
                     200,
                     format!(
-                        r#"{{"access_token":"{TOKEN}","expires_in":3599,"token_type":"Bearer"}}"#
+                        r#"{{"access_token":"{token}","expires_in":3599,"token_type":"Bearer"}}"#
                     ),
                 ),
                 Err(why) => Reply::status(
@@ -95,7 +100,7 @@ fn google(busy: usize, answers: Vec<(u16, &'static str)>) -> Server {
             };
         }
         let authorization = request.header("authorization").unwrap_or_default();
-        if authorization != format!("Bearer {TOKEN}") {
+        if authorization != format!("Bearer {token}") {
             return Reply::status(401, "no token");
         }
         let n = submissions.fetch_add(1, Ordering::SeqCst);
@@ -323,6 +328,29 @@ fn the_token_endpoint_is_retried_when_busy_and_the_token_never_shown() {
         .expect_code(1)
         .stderr_has(&["answered 400", "bad request with Bearer KEY"])
         .shows_none_of(&[TOKEN.to_string()]);
+}
+
+/// Issue 44: an answer that echoes a long token is cut to an excerpt after the token is
+/// hidden, not before; a token too short to hide without mangling every message is refused.
+#[test]
+fn an_echoed_token_is_hidden_before_the_answer_is_cut_and_a_short_one_refused() {
+    let site = built();
+    let token = format!("ya29.{}", "a0B1c2D3e4".repeat(21) + "f");
+    assert_eq!(token.len(), 216);
+    let server = google_giving(token.clone(), 0, vec![(400, "bad {authorization}")]);
+    let run = submit(&site, &server, &[]);
+    run.expect_code(1)
+        .stderr_has(&["answered 400", "bad Bearer KEY"]);
+    let windows: Vec<String> = (0..token.len() - 16)
+        .map(|i| token[i..i + 16].to_string())
+        .collect();
+    run.shows_none_of(&windows);
+    let server = google_giving("e".into(), 0, vec![(204, "")]);
+    submit(&site, &server, &[]).expect_code(1).stderr_has(&[
+        "sitemapgen: error: the token endpoint",
+        "with no usable access_token",
+    ]);
+    assert!(submitted(&server).is_empty());
 }
 
 #[test]

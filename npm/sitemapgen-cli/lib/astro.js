@@ -2,7 +2,7 @@
 // build` it runs sitemapgen on the output with `site` and `base` as the base URL; it only
 // maps the config to flags: every decision is the binary's.
 import { fileURLToPath } from "node:url";
-import { flags, runSitemapgen, stateFlags } from "./run.js";
+import { flags, joinBase, runSitemapgen, stateFlags } from "./run.js";
 
 /**
  * The flags for an Astro config: `site` + `base` as the base URL; `trailingSlash: "never"`
@@ -15,7 +15,7 @@ export function astroFlags(config, dir, options = {}) {
         "site's public URL\nhint: add `site: \"https://example.com\"` to astro.config.mjs",
     );
   }
-  const base = new URL(`${(config.base ?? "/").replace(/\/?$/, "/")}`, String(config.site)).href;
+  const base = joinBase(String(config.site), config.base ?? "/", "base in astro.config.mjs");
   const args = ["--base-url", base];
   if (config.trailingSlash === "never") {
     args.push("--no-trailing-slash");
@@ -41,9 +41,9 @@ export default function sitemapgen(options = {}) {
       "astro:config:done": ({ config: done }) => {
         config = done;
       },
-      "astro:build:done": ({ dir, logger }) => {
+      "astro:build:done": async ({ dir, logger }) => {
         const out = fileURLToPath(dir).replace(/\/$/, "");
-        runSitemapgen(astroFlags(config, out, options), logger, options.requireBinary);
+        await runSitemapgen(astroFlags(config, out, options), logger, options.requireBinary);
       },
     },
   };

@@ -2,7 +2,7 @@
 // docusaurus.config.js, with the classic preset's own sitemap off (`sitemap: false`). After
 // the build it runs sitemapgen on the output with `url` and `baseUrl` as the base URL; it
 // only maps the config to flags: every decision is the binary's.
-import { flags, runSitemapgen, stateFlags } from "./run.js";
+import { flags, joinBase, runSitemapgen, stateFlags } from "./run.js";
 
 /**
  * The flags for a Docusaurus config: `url` + `baseUrl` as the base URL; `trailingSlash`
@@ -11,7 +11,7 @@ import { flags, runSitemapgen, stateFlags } from "./run.js";
  */
 export function docusaurusFlags(siteConfig, outDir, options = {}) {
   // Docusaurus itself refuses a config without a valid `url`, naming it, before the build.
-  const base = new URL(siteConfig.baseUrl ?? "/", siteConfig.url).href;
+  const base = joinBase(siteConfig.url, siteConfig.baseUrl ?? "/", "baseUrl in docusaurus.config.js");
   const args = ["--base-url", base];
   if (siteConfig.trailingSlash !== true) {
     args.push("--no-trailing-slash");
@@ -41,7 +41,7 @@ export default function sitemapgen(context, options = {}) {
     async postBuild({ siteConfig, outDir }) {
       // Docusaurus's outDir ends with a slash, which would double in the state's path.
       const dir = outDir.replace(/\/$/, "");
-      runSitemapgen(docusaurusFlags(siteConfig, dir, options), log, options.requireBinary);
+      await runSitemapgen(docusaurusFlags(siteConfig, dir, options), log, options.requireBinary);
     },
   };
 }

@@ -8,6 +8,7 @@
 //! from `git ls-tree`) is therefore read by several logs, one after another, each limited to
 //! directories of at most `GROUP` files in all, and one for the rest.
 
+use crate::report::shown_path;
 use std::collections::BinaryHeap;
 use std::ffi::OsString;
 use std::hash::{DefaultHasher, Hasher};
@@ -81,7 +82,7 @@ impl GitDates {
         let prefix = git(dir, &["rev-parse", "--show-prefix"]).with_context(|| {
             format!(
                 "--lastmod git: {} is not inside a git work tree",
-                dir.display()
+                shown_path(&dir)
             )
         })?;
         let prefix = prefix.strip_suffix(b"\n").unwrap_or(&prefix).to_vec();

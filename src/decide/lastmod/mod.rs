@@ -5,6 +5,7 @@ mod churn;
 mod frozen;
 pub mod git;
 
+use crate::report::shown_path;
 pub use churn::Churn;
 pub use frozen::{Digests, Recorded};
 use frozen::{Frozen, RESTLESS};
@@ -269,7 +270,7 @@ fn fresh_date(
             None => {
                 report.detail(format_args!(
                     "{}: declares no date, dated by the fallback",
-                    page.rel.display()
+                    shown_path(&page.rel)
                 ));
                 fresh_date(fallback, None, clamp, git, page, report)
             }
@@ -282,7 +283,7 @@ fn fresh_date(
             Ok(_) => {
                 report.detail(format_args!(
                     "{}: not in the git history, dated by its mtime",
-                    page.rel.display()
+                    shown_path(&page.rel)
                 ));
                 mtime_date(&page.rel, page.mtime, clamp, report)
             }
@@ -309,7 +310,7 @@ fn mtime_date(
             Warning::Mtime,
             format!(
                 "{}: mtime {seconds} is before 1970 or after 9999",
-                rel.display()
+                shown_path(&rel)
             ),
             "written without lastmod",
         )?;

@@ -2,6 +2,7 @@
 //! ordered, split into parts past `PART`) or a part of one; the rules applied to each
 //! entry, symlinks judged, pages stat'ed through the directory's descriptor and prepared.
 
+use crate::report::shown_path;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::mem::MaybeUninit;
@@ -213,8 +214,8 @@ impl<P: Prepare> Reader<'_, P> {
                     if dir.id == id {
                         let problem = format!(
                             "symlink loop: {} leads back to {}",
-                            entry.path().display(),
-                            dir.path.display()
+                            shown_path(&entry.path()),
+                            shown_path(&dir.path)
                         );
                         items.push(event(Event::Warning(
                             Warning::Loop,
@@ -346,10 +347,10 @@ fn unreadable(path: &Path, err: io::Error) -> Event {
     if err.raw_os_error() == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error()) {
         let problem = format!(
             "{}: the path is too long to read (and its URLs would be)",
-            path.display()
+            shown_path(&path)
         );
         return Event::Warning(Warning::TooLong, problem, "not listed");
     }
-    let context = format!("cannot read {}", path.display());
+    let context = format!("cannot read {}", shown_path(&path));
     Event::Failed(anyhow!(err).context(context))
 }
