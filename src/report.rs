@@ -435,13 +435,18 @@ pub fn shown_path(path: &Path) -> String {
     escaped(&redact(&path.to_string_lossy()))
 }
 
-/// `text` with each control character (line breaks included), and each character that
-/// reorders text on screen (bidirectional overrides and isolates), as a Rust escape
+/// `text` with each control character (line breaks included, and the Unicode line and
+/// paragraph separators), and each character that reorders text on screen (bidirectional
+/// marks, overrides and isolates), as a Rust escape
 /// (`\u{1b}`, `\n`).
 fn escaped(text: &str) -> String {
     let hostile = |c: char| {
         c.is_control()
-            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            || matches!(
+                c,
+                '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}' | '\u{2029}'
+                    | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+            )
     };
     if !text.contains(hostile) {
         return text.to_string();

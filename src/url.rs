@@ -536,7 +536,7 @@ mod tests {
             "http://example.com/"
         );
         assert_eq!(
-            BaseUrl::parse("https://example.com/a|b^[c]/100%/%7e%C3%A9 x")
+            BaseUrl::parse("https://example.com/a|b^[c]/100%/%7e%C3%A9%20x")
                 .unwrap()
                 .join(""),
             "https://example.com/a%7Cb%5E%5Bc%5D/100%25/%7e%C3%A9%20x/"
@@ -553,6 +553,12 @@ mod tests {
             "https://ex\"ample.com/",
             "http://'}''g//",
             "https://a`b{c}/",
+            "https://example.com/a\nb/",
+            "https://example.com/a\tb/",
+            "https://example.com/a b/",
+            "https://example.com/a<b>/",
+            "https://example.com/a\\b/",
+            "https://example.com/a//b/",
         ] {
             assert!(BaseUrl::parse(bad).is_err(), "{bad} accepted");
         }

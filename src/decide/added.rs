@@ -300,7 +300,7 @@ mod tests {
             ),
             (
                 "https://example.com/docs/\u{1b}[2J",
-                "holds whitespace or a control character",
+                "holds whitespace, a control character",
             ),
         ] {
             let err = read(text).unwrap_err();

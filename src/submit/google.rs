@@ -77,7 +77,7 @@ impl Account {
         match field("type") {
             Some("service_account") => {}
             Some(other) => bail!(
-                "{source} is a key of type {}, not a service account's\n\
+                "{source} is a key of type \"{}\", not a service account's\n\
                  hint: make a key of a service account: Google Cloud console, IAM & Admin › \
                  Service accounts › Keys › Add key › JSON",
                 shown(other)

@@ -186,7 +186,7 @@ fn what_is_wrong_in_a_file_exits_2_and_a_file_that_cannot_be_read_1_writing_noth
     };
     let cases: [(&str, String, &str); 9] = [
         ("out.txt", "https://example.com/a\nhttps://example.org/b\n".into(), "out.txt:2: https://example.org/b is outside the base URL https://example.com/"),
-        ("rel.txt", "/app/\n".into(), "rel.txt:1: \"/app/\" is not an absolute URL"),
+        ("rel.txt", "/app/\n".into(), "rel.txt:1: the line is not a URL: 5 characters, no http:// or https:// scheme"),
         ("words.txt", "# x\nhttps://example.com/a 2024-01-01 extra\n".into(), "words.txt:2: \"https://example.com/a 2024-01-01 extra\" is not a URL, optionally with a date after a space"),
         ("date.txt", "https://example.com/a 2024-02-30\n".into(), "date.txt:1: \"2024-02-30\" is not a W3C date"),
         ("zone.txt", "https://example.com/a 2024-02-01T10:00:00\n".into(), "zone.txt:1: \"2024-02-01T10:00:00\" is not a W3C date"),

@@ -32,7 +32,7 @@ fn a_line_of_an_input_file_that_is_no_url_is_described_not_shown() {
     }
     // 50 MB on one line, with no scheme or starting as a URL: a message of a few hundred bytes.
     for (start, said) in [
-        ("x", "the line is not a URL: 52,428,801 characters"),
+        ("x", "the line is not a URL: 52,428,814 characters"),
         ("https://example.com/", "more characters) is not a URL"),
     ] {
         let huge = site.outside().join("huge.txt");
@@ -169,7 +169,11 @@ fn a_base_url_or_endpoint_with_a_query_fragment_or_empty_segment_is_refused() {
             "http://127.0.0.1:9//in",
             "empty path segment",
         ),
-        ("-b", "https://example.com/a//b/", "empty path segment"),
+        (
+            "--base-url",
+            "https://example.com/a//b/",
+            "empty path segment",
+        ),
     ] {
         site.run(&[flag, url])
             .expect_code(2)

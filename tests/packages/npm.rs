@@ -326,7 +326,7 @@ fn plugin_hooks(
             "const integration = plugin(options);\n\
              integration.hooks['astro:config:done']({ config });\n\
              for (let i = 0; i < times; i++) {\n\
-               integration.hooks['astro:build:done']({ dir: pathToFileURL(dir + '/'), logger });\n\
+               await integration.hooks['astro:build:done']({ dir: pathToFileURL(dir + '/'), logger });\n\
              }\n"
         }
         _ => {
@@ -477,4 +477,89 @@ fn astro_and_docusaurus_hooks_write_the_cli_sitemap_from_the_site_config() {
         "{stderr}"
     );
     assert!(!site.sitemap_path().exists());
+}
+
+/// Issue 44: Astro `base: "//evil.com/x"` and Docusaurus `baseUrl: "https://evil.com/"`
+/// moved the base URL and the state URL to another host (the plugins resolved them as
+/// URLs); a base is a path, joined to the site URL, and one that is not is refused.
+#[test]
+fn a_base_that_is_no_path_is_refused_and_never_moves_the_host() {
+    if project().is_none() {
+        return;
+    }
+    for (generator, config, key) in [
+        (
+            "astro",
+            r#"{"site": "https://example.com", "base": "//evil.com/x"}"#,
+            "base in astro.config.mjs",
+        ),
+        (
+            "astro",
+            r#"{"site": "https://example.com", "base": "https://evil.com/"}"#,
+            "base in astro.config.mjs",
+        ),
+        (
+            "docusaurus",
+            r#"{"url": "https://example.com", "baseUrl": "https://evil.com/"}"#,
+            "baseUrl in docusaurus.config.js",
+        ),
+        (
+            "docusaurus",
+            r#"{"url": "https://example.com", "baseUrl": "//evil.com/"}"#,
+            "baseUrl in docusaurus.config.js",
+        ),
+    ] {
+        let site = Site::with_pages(&["index.html"]);
+        let done = plugin_hooks(generator, (config, "{}"), &site, 1, None);
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(!done.status.success(), "{generator} {config}");
+        assert!(
+            stderr.contains(&format!("sitemapgen: error: {key} \""))
+                && stderr.contains("is not a path on the site"),
+            "{stderr}"
+        );
+        assert!(!site.sitemap_path().exists());
+    }
+}
+
+/// Issue 44: spawnSync's 1 MiB maxBuffer killed a binary saying more (-v on a site with
+/// many files) and failed the build with ENOBUFS: its lines reach the log as it writes them.
+#[test]
+fn a_binary_that_says_megabytes_is_streamed_to_the_log() {
+    if project().is_none() {
+        return;
+    }
+    let site = Site::with_pages(&["index.html"]);
+    let fake = site.outside().join("talkative");
+    fs::write(
+        &fake,
+        "#!/bin/sh\n\
+         yes 'sitemapgen: skip assets/image-0123456789.png: matches no --include glob' \\\n\
+           | head -n 60000 >&2\n\
+         echo 'sitemapgen: wrote 1 URL to site/sitemap.xml' >&2\n",
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    // The plugin runs the binary SITEMAPGEN_BINARY names.
+    let preload = site.outside().join("binary.cjs");
+    fs::write(
+        &preload,
+        format!("process.env.SITEMAPGEN_BINARY = {:?};\n", fake.to_str().unwrap()),
+    )
+    .unwrap();
+    for (generator, config) in [
+        ("astro", r#"{"site": "https://example.com"}"#),
+        ("docusaurus", r#"{"url": "https://example.com"}"#),
+    ] {
+        let done = plugin_hooks(generator, (config, "{}"), &site, 1, Some(&preload));
+        let out = String::from_utf8_lossy(&done.stdout);
+        assert!(
+            done.status.success(),
+            "{generator}: {}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        assert!(out.len() > 3 << 20, "{generator}: {} bytes", out.len());
+        assert_eq!(out.matches("skip assets/image-0123456789.png").count(), 60_000);
+        assert!(out.contains("wrote 1 URL to site/sitemap.xml"), "{generator}");
+    }
 }

@@ -321,6 +321,7 @@ fn sphinx_extension_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     );
 }
 
+<<<<<<< HEAD
 /// Where this platform has no binary (the wheel for any platform, as pip installs it on
 /// Windows), MkDocs and Sphinx finish the build after one warning, with no sitemap; with
 /// `require_binary` (`sitemapgen_require_binary`) the build fails, saying why.
@@ -393,4 +394,39 @@ fn mkdocs_and_sphinx_finish_the_build_without_a_binary_after_one_warning() {
     assert_eq!(failed.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert!(stderr.contains(&error), "{stderr}");
+=======
+/// Issue 44: `sitemapgen_url_scheme = "{lang.__class__}"` gave `https://e.com/<class 'str'>/`:
+/// str.format follows attributes; the scheme takes its three plain fields only.
+#[test]
+fn sphinx_url_scheme_takes_plain_fields_only() {
+    let Some(venv) = generators() else {
+        return;
+    };
+    let check = "from types import SimpleNamespace as N\n\
+        from sitemapgen_cli import sphinx\n\
+        from sitemapgen_cli._run import Failed\n\
+        for scheme in ['{lang}{version}{link}', '{lang.__class__}', '{lang[0]}', '{lang!r}', \
+        '{version:>9}', '{x}', '{']:\n\
+        \x20   c = N(html_baseurl='https://e.com/', language='fr', version='2', \
+        sitemapgen_url_scheme=scheme)\n\
+        \x20   try:\n\
+        \x20       print(sphinx.base_url(c))\n\
+        \x20   except Failed as failed:\n\
+        \x20       print(failed)\n";
+    let out = python(venv, venv, &["-c", check]);
+    let log = succeeded(&out);
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines[0], "https://e.com/fr/2/");
+    for line in &lines[1..6] {
+        assert!(
+            line.starts_with("sitemapgen: error: sitemapgen_url_scheme ")
+                && line.ends_with(
+                    "holds a field other than {lang}, {version} and {link}, the only ones it takes"
+                ),
+            "{log}"
+        );
+    }
+    assert!(lines[6].contains("Single '{' encountered"), "{log}");
+    assert_eq!(lines.len(), 7, "{log}");
+>>>>>>> 355c0f4 (Plugins: a base is a path joined to the site URL, the binary's lines streamed, the Sphinx scheme's plain fields only (issue 44))
 }
