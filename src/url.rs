@@ -153,7 +153,7 @@ pub fn given_url(text: &str, what: &str, kind: Given) -> Result<::url::Url> {
     Ok(url)
 }
 
-/// Refuses a URL (or an href) holding what no URL holds and the URL parser would drop or
+/// Refuses a URL holding what no URL holds and the URL parser would drop or
 /// encode into a URL the user never wrote: whitespace, a control character, and the
 /// delimiters RFC 3986 (Appendix C) puts around URLs in text, `"`, `<`, `>`, and `\\` (read
 /// as `/`).

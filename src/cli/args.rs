@@ -550,9 +550,16 @@ fn parse_regex(text: &str) -> anyhow::Result<regex::bytes::Regex> {
 /// `--xsl`: a URL reference, as an href takes it: relative, or absolute with http or https
 /// (a `javascript:` or `data:` href is no stylesheet a browser loads from a sitemap).
 fn parse_href(text: &str) -> anyhow::Result<String> {
-    crate::url::refuse_blanks(text, "--xsl")?;
-    if text.is_empty() || text.len() >= 2048 {
-        anyhow::bail!("--xsl {text:?} is not a URL (under 2,048 characters)");
+    // Not the URL gate's delimiters: `"`, `<` and `>` are escaped in the instruction.
+    if text.is_empty()
+        || text.len() >= 2048
+        || text.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        anyhow::bail!(
+            "--xsl \"{}\" is not a URL (no whitespace or control character, under 2,048 \
+             characters)",
+            crate::report::shown(text)
+        );
     }
     if let Ok(url) = url::Url::parse(text)
         && !matches!(url.scheme(), "http" | "https")

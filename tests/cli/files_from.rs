@@ -141,7 +141,7 @@ fn a_missing_or_outside_file_fails_the_run_and_keeps_the_old_sitemap() {
         ),
         (
             "a.html\nbad\0name.html\n".to_string(),
-            "listed file bad\\0name.html contains a NUL byte",
+            "listed file bad\\u{0}name.html contains a NUL byte",
         ),
         (
             "../elsewhere.html\n".to_string(),
