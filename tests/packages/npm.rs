@@ -544,7 +544,10 @@ fn a_binary_that_says_megabytes_is_streamed_to_the_log() {
     let preload = site.outside().join("binary.cjs");
     fs::write(
         &preload,
-        format!("process.env.SITEMAPGEN_BINARY = {:?};\n", fake.to_str().unwrap()),
+        format!(
+            "process.env.SITEMAPGEN_BINARY = {:?};\n",
+            fake.to_str().unwrap()
+        ),
     )
     .unwrap();
     for (generator, config) in [
@@ -559,7 +562,13 @@ fn a_binary_that_says_megabytes_is_streamed_to_the_log() {
             String::from_utf8_lossy(&done.stderr)
         );
         assert!(out.len() > 3 << 20, "{generator}: {} bytes", out.len());
-        assert_eq!(out.matches("skip assets/image-0123456789.png").count(), 60_000);
-        assert!(out.contains("wrote 1 URL to site/sitemap.xml"), "{generator}");
+        assert_eq!(
+            out.matches("skip assets/image-0123456789.png").count(),
+            60_000
+        );
+        assert!(
+            out.contains("wrote 1 URL to site/sitemap.xml"),
+            "{generator}"
+        );
     }
 }

@@ -321,7 +321,6 @@ fn sphinx_extension_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     );
 }
 
-<<<<<<< HEAD
 /// Where this platform has no binary (the wheel for any platform, as pip installs it on
 /// Windows), MkDocs and Sphinx finish the build after one warning, with no sitemap; with
 /// `require_binary` (`sitemapgen_require_binary`) the build fails, saying why.
@@ -394,7 +393,8 @@ fn mkdocs_and_sphinx_finish_the_build_without_a_binary_after_one_warning() {
     assert_eq!(failed.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert!(stderr.contains(&error), "{stderr}");
-=======
+}
+
 /// Issue 44: `sitemapgen_url_scheme = "{lang.__class__}"` gave `https://e.com/<class 'str'>/`:
 /// str.format follows attributes; the scheme takes its three plain fields only.
 #[test]
@@ -428,5 +428,4 @@ fn sphinx_url_scheme_takes_plain_fields_only() {
     }
     assert!(lines[6].contains("Single '{' encountered"), "{log}");
     assert_eq!(lines.len(), 7, "{log}");
->>>>>>> 355c0f4 (Plugins: a base is a path joined to the site URL, the binary's lines streamed, the Sphinx scheme's plain fields only (issue 44))
 }
