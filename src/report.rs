@@ -250,7 +250,7 @@ impl Report {
 
     /// A file or directory passed over; only -v shows it.
     pub fn skipped(&self, rel: &Path, why: impl Display) {
-        self.detail(format_args!("skip {}: {why}", shown_path(&rel)));
+        self.detail(format_args!("skip {}: {why}", shown_path(rel)));
     }
 
     /// A line only -v shows.

@@ -383,7 +383,7 @@ impl<'s> Decider<'s> {
                         "{}: {} is the URL of the page {}",
                         url.at,
                         url.loc,
-                        shown_path(&page)
+                        shown_path(page)
                     ),
                     "listing the page",
                 )?;

@@ -95,7 +95,7 @@ pub(super) fn read_list(
             data
         }
         ListFrom::File(path) => fs::read(path)
-            .with_context(|| format!("cannot read the file list {}", shown_path(&path)))?,
+            .with_context(|| format!("cannot read the file list {}", shown_path(path)))?,
     };
     let root = &settings.root;
     let roots = [root.canonicalize()?, std::path::absolute(root)?];
@@ -165,7 +165,7 @@ fn skipped_ancestor(rules: &Rules, dir: &Path) -> Option<(Reason, String)> {
 /// A listed path made relative to DIR (empty for DIR itself), `.` and `..` resolved; an error
 /// if it leaves DIR.
 fn inside_root(listed: &Path, roots: &[PathBuf]) -> Result<PathBuf> {
-    let outside = || anyhow!("listed file {} is outside DIR", shown_path(&listed));
+    let outside = || anyhow!("listed file {} is outside DIR", shown_path(listed));
     // Only a newline-separated list can hold one.
     if listed.as_os_str().as_bytes().contains(&0) {
         bail!(

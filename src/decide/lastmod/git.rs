@@ -82,7 +82,7 @@ impl GitDates {
         let prefix = git(dir, &["rev-parse", "--show-prefix"]).with_context(|| {
             format!(
                 "--lastmod git: {} is not inside a git work tree",
-                shown_path(&dir)
+                shown_path(dir)
             )
         })?;
         let prefix = prefix.strip_suffix(b"\n").unwrap_or(&prefix).to_vec();

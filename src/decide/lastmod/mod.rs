@@ -310,7 +310,7 @@ fn mtime_date(
             Warning::Mtime,
             format!(
                 "{}: mtime {seconds} is before 1970 or after 9999",
-                shown_path(&rel)
+                shown_path(rel)
             ),
             "written without lastmod",
         )?;

@@ -347,10 +347,10 @@ fn unreadable(path: &Path, err: io::Error) -> Event {
     if err.raw_os_error() == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error()) {
         let problem = format!(
             "{}: the path is too long to read (and its URLs would be)",
-            shown_path(&path)
+            shown_path(path)
         );
         return Event::Warning(Warning::TooLong, problem, "not listed");
     }
-    let context = format!("cannot read {}", shown_path(&path));
+    let context = format!("cannot read {}", shown_path(path));
     Event::Failed(anyhow!(err).context(context))
 }
