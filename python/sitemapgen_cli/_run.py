@@ -1,9 +1,18 @@
-"""What the generators' plugins share: the flags their options map to, and running the
-installed binary with its messages in the generator's log."""
+"""What the generators' plugins share: the flags their options map to, the state's flags
+(kept beside the project, its copy published with the site, the site's own sitemap as the
+seed, the sources' git dates), and running the installed binary with its messages in the
+generator's log."""
 
+import os
+import re
 import subprocess
+from urllib.parse import urlsplit
 
 from sitemapgen_cli import NoBinary, find_binary
+
+STATE = "sitemap.state.gz"
+# Beside the project, where generators keep their caches: a cleaned output keeps no state.
+CACHE = os.path.join(".cache", "sitemapgen")
 
 
 def flags(*, images, groups, xsl, indexnow_key_env, extra):
@@ -22,6 +31,86 @@ def flags(*, images, groups, xsl, indexnow_key_env, extra):
     return args + list(extra)
 
 
+def state_flags(*, root, out_dir, base, previous_sitemap, sources):
+    """The state's flags: the state kept in ROOT/.cache/sitemapgen/ (a folder per base URL
+    path), its copy in OUT_DIR for the deploy to publish at BASE, read back from there where
+    there is no local one (CI); with nothing published, the dates of PREVIOUS_SITEMAP (True:
+    BASE/sitemap.xml, the generator's own; False: none); SOURCES, pairs of a source file and
+    its page's file relative to OUT_DIR, dated by their last commit (--source-dates)."""
+    cache = os.path.join(root, CACHE, *urlsplit(base).path.strip("/").split("/"))
+    args = [
+        "--state",
+        os.path.join(cache, STATE),
+        "--state-copy",
+        os.path.join(out_dir, STATE),
+        "--state-url",
+        base + STATE,
+    ]
+    if previous_sitemap is True:
+        args += ["--previous-sitemap", base + "sitemap.xml"]
+    elif previous_sitemap:
+        args += ["--previous-sitemap", previous_sitemap]
+    dates = git_dates(root, sources)
+    if dates:
+        os.makedirs(cache, exist_ok=True)
+        path = os.path.join(cache, "source-dates.tsv")
+        with open(path, "w", encoding="utf-8", newline="\n") as out:
+            for page, date in sorted(dates.items()):
+                out.write(f"{page}\t{date}\n")
+        args += ["--source-dates", path]
+    return args
+
+
+def git_dates(root, sources):
+    """{page: date of its source's last commit} for the (source, page) pairs of SOURCES
+    that git knows, when ROOT lies in a git checkout; {} otherwise. One `git log` pass,
+    newest first, stopped once every source is dated."""
+    def git(*args):
+        return subprocess.run(
+            ["git", "-c", "core.quotePath=false", *args],
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+
+    try:
+        top = git("rev-parse", "--show-toplevel")
+    except OSError:  # no git at all
+        return {}
+    if top.returncode != 0 or not sources:
+        return {}
+    top = os.path.realpath(top.stdout.decode().strip())
+    pages = {}
+    for source, page in sources:
+        rel = os.path.relpath(os.path.realpath(source), top).replace(os.sep, "/")
+        if not rel.startswith("../"):
+            pages.setdefault(rel, []).append(page)
+    if not pages:
+        return {}
+    log = subprocess.Popen(
+        ["git", "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",
+         "--format=%x00%cI", "--", "."],
+        cwd=top,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    dates, date = {}, None
+    with log:
+        for line in log.stdout:
+            line = line.decode("utf-8", "replace").rstrip("\n")
+            if line.startswith("\0"):
+                date = line[1:]
+            elif line in pages:
+                for page in pages.pop(line):
+                    dates[page] = date
+                if not pages:
+                    log.kill()
+                    break
+    return dates
+
+
 class Failed(Exception):
     """sitemapgen failed, or could not run: its message, for the generator to fail with."""
 
@@ -30,11 +119,12 @@ class Failed(Exception):
 _warned = False
 
 
-def run_sitemapgen(args, log, *, require_binary=False):
+def run_sitemapgen(args, log, options=None, *, require_binary=False):
     """Runs sitemapgen with ARGS: its warnings go to LOG as warnings, its notes and summary
     line as information; when it fails (exit 1 or 2), `Failed` is raised with its message.
-    Where this platform has no binary, the build goes on without a sitemap, after one
-    warning (once a process), unless REQUIRE_BINARY: then `Failed`."""
+    OPTIONS maps a flag to the plugin's option that turns it off: a message's "drop FLAG"
+    names that option instead. Where this platform has no binary, the build goes on without
+    a sitemap, after one warning (once a process), unless REQUIRE_BINARY: then `Failed`."""
     try:
         binary = find_binary()
     except NoBinary as none:
@@ -54,7 +144,16 @@ def run_sitemapgen(args, log, *, require_binary=False):
         stderr=subprocess.PIPE,
         check=False,
     )
-    lines = done.stderr.decode("utf-8", "replace").splitlines()
+    options = options or {}
+
+    def named(line):
+        return re.sub(
+            r"drop (--[a-z-]+)",
+            lambda m: f"set `{options[m[1]]}`" if m[1] in options else m[0],
+            line,
+        )
+
+    lines = [named(line) for line in done.stderr.decode("utf-8", "replace").splitlines()]
     if done.returncode != 0:
         raise Failed("\n".join(lines) or f"sitemapgen exited {done.returncode}")
     # The generator's log names the plugin already.

@@ -13,16 +13,25 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 
-from sitemapgen_cli._run import Failed, flags, run_sitemapgen
+from sitemapgen_cli._run import Failed, flags, run_sitemapgen, state_flags
 
 log = get_plugin_logger("sitemapgen")
 
-STATE = "sitemap.state.gz"
+# The option that turns each flag off, as sitemapgen's messages name it.
+OFF = {
+    "--state": "state: false",
+    "--state-url": "state: false",
+    "--previous-sitemap": "previous_sitemap: false",
+}
 
 
 class SitemapgenConfig(Config):
-    # The state in the site, read back from the live site: "CI without a cache".
+    # The state in .cache/sitemapgen/, its copy published with the site and read back from
+    # there where there is none (CI).
     state = c.Type(bool, default=True)
+    # With no state published yet, keep the dates of the site's sitemap: true for
+    # SITE_URL/sitemap.xml (MkDocs's own), or a URL or file.
+    previous_sitemap = c.Type((bool, str), default=True)
     images = c.Type(bool, default=False)
     # NAME=GLOB, as --group takes them.
     groups = c.ListOfItems(c.Type(str), default=[])
@@ -39,9 +48,18 @@ class SitemapgenConfig(Config):
 class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
     def __init__(self):
         self.command = None
+        self.sources = []
 
     def on_startup(self, *, command, dirty):
         self.command = command
+
+    def on_files(self, files, *, config):
+        # Each page's source, to date a page new to the state by its last commit.
+        self.sources = [
+            (file.abs_src_path, file.dest_path.replace(os.sep, "/"))
+            for file in files
+            if file.is_documentation_page() and file.abs_src_path
+        ]
 
     def on_post_build(self, *, config):
         if self.command == "serve":
@@ -59,12 +77,13 @@ class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
         # the themes declare each page's URL as its canonical one, which sitemapgen lists.
         args = ["--base-url", site_url]
         if self.config.state:
-            args += [
-                "--state",
-                os.path.join(site_dir, STATE),
-                "--state-url",
-                site_url + STATE,
-            ]
+            args += state_flags(
+                root=os.path.dirname(config.config_file_path),
+                out_dir=site_dir,
+                base=site_url,
+                previous_sitemap=self.config.previous_sitemap,
+                sources=self.sources,
+            )
         args += flags(
             images=self.config.images,
             groups=self.config.groups,
@@ -78,6 +97,8 @@ class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
             if os.path.isfile(path):
                 os.remove(path)
         try:
-            run_sitemapgen(args + [site_dir], log, require_binary=self.config.require_binary)
+            run_sitemapgen(
+                args + [site_dir], log, OFF, require_binary=self.config.require_binary
+            )
         except Failed as failed:
             raise PluginError(str(failed)) from None

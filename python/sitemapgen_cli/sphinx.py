@@ -9,20 +9,31 @@ import string
 
 from sphinx.util import logging
 
-from sitemapgen_cli._run import Failed, flags, run_sitemapgen
+import os
+
+from sitemapgen_cli._run import Failed, flags, run_sitemapgen, state_flags
 
 log = logging.getLogger(__name__)
 
-STATE = "sitemap.state.gz"
 BUILDERS = ("html", "dirhtml")
+# The config value that turns each flag off, as sitemapgen's messages name it.
+OFF = {
+    "--state": "sitemapgen_state = False",
+    "--state-url": "sitemapgen_state = False",
+    "--previous-sitemap": "sitemapgen_previous_sitemap = False",
+}
 
 
 def setup(app):
     # As sphinx-sitemap's sitemap_url_scheme: what comes between html_baseurl and a page's
     # path, {lang} the language and {version} the version, each with a final slash.
     app.add_config_value("sitemapgen_url_scheme", "{link}", "html", str)
-    # The state in the output, read back from the live site: "CI without a cache".
+    # The state in .cache/sitemapgen/ beside conf.py, its copy published with the site and
+    # read back from there where there is none (CI).
     app.add_config_value("sitemapgen_state", True, "html", bool)
+    # With no state published yet, keep the dates of the site's sitemap: True for
+    # BASE/sitemap.xml (sphinx-sitemap's), or a URL or file.
+    app.add_config_value("sitemapgen_previous_sitemap", True, "html", (bool, str))
     app.add_config_value("sitemapgen_images", False, "html", bool)
     # NAME=GLOB, as --group takes them.
     app.add_config_value("sitemapgen_groups", [], "html", list)
@@ -93,7 +104,23 @@ def sitemap(app):
     outdir = str(app.outdir)
     args = ["--base-url", base]
     if config.sitemapgen_state:
-        args += ["--state", f"{outdir}/{STATE}", "--state-url", base + STATE]
+        env = app.env
+        # Each document's source and its page, to date a page new to the state by its
+        # source's last commit.
+        sources = [
+            (
+                str(env.doc2path(docname)),
+                os.path.relpath(app.builder.get_outfilename(docname), outdir).replace(os.sep, "/"),
+            )
+            for docname in sorted(env.found_docs)
+        ]
+        args += state_flags(
+            root=str(app.confdir),
+            out_dir=outdir,
+            base=base,
+            previous_sitemap=config.sitemapgen_previous_sitemap,
+            sources=sources,
+        )
     args += flags(
         images=config.sitemapgen_images,
         groups=config.sitemapgen_groups,
@@ -101,4 +128,4 @@ def sitemap(app):
         indexnow_key_env=config.sitemapgen_indexnow_key_env,
         extra=config.sitemapgen_args,
     )
-    run_sitemapgen(args + [outdir], log, require_binary=config.sitemapgen_require_binary)
+    run_sitemapgen(args + [outdir], log, OFF, require_binary=config.sitemapgen_require_binary)

@@ -155,9 +155,16 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub state: Option<PathBuf>,
 
+    /// Also write the new state to FILE, for the deploy to publish (e.g.
+    /// DIR/sitemap.state.gz, with --state kept outside DIR where a cleaned output does not
+    /// lose it); needs --state
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub state_copy: Option<PathBuf>,
+
     /// Where the last deploy published the state (e.g. https://example.com/sitemap.state.gz
-    /// with --state DIR/sitemap.state.gz): read when the state file does not exist; a 404 is
-    /// a first run, any other failure stops the run
+    /// with --state DIR/sitemap.state.gz): read when the state file does not exist; a 404 or
+    /// an HTML page is a first run, and so is a host out of reach but in CI (CI set); any
+    /// other failure stops the run
     #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
           value_parser = ours(|text| given_url(text, "--state-url", Given::Resource)))]
     pub state_url: Option<url::Url>,
@@ -167,6 +174,12 @@ pub struct Cli {
     /// --state
     #[arg(long, value_name = "SITEMAP", value_parser = ours(Published::parse))]
     pub previous_sitemap: Option<Published>,
+
+    /// The first date of each page the state does not know yet (every page, without
+    /// --state): its source's last change, a line `FILE<TAB>DATE` each, the page's file
+    /// relative to DIR or its URL, and a W3C date (blank lines and # comments skipped)
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub source_dates: Option<PathBuf>,
 
     /// Write the URLs added, re-dated and removed since the state to FILE, a line each:
     /// `added URL`, `redated URL`, `removed URL` (needs --state)
@@ -382,6 +395,7 @@ const RULES: &[Rule] = &[
     Rule::Needs("digest", "state", "--digest needs --state"),
     Rule::Needs("max_churn", "state", "--max-churn needs --state"),
     Rule::Needs("state_url", "state", "--state-url needs --state"),
+    Rule::Needs("state_copy", "state", "--state-copy needs --state"),
     Rule::Needs(
         "previous_sitemap",
         "state",

@@ -116,6 +116,7 @@ impl Place {
 /// The paths of the outputs the user named, as the one rule for every output settled them.
 pub(super) struct Claimed {
     pub(super) state: Option<PathBuf>,
+    pub(super) state_copy: Option<PathBuf>,
     pub(super) changes: Option<PathBuf>,
     pub(super) summary_json: Option<summary::To>,
     pub(super) index_add: Vec<String>,
@@ -144,6 +145,7 @@ pub(super) fn claim_outputs(
     let named = [
         (cli.output.as_deref(), "-o"),
         (cli.state.as_deref(), "--state"),
+        (cli.state_copy.as_deref(), "--state-copy"),
         (cli.changes.as_deref(), "--changes"),
         (summary_path, "--summary-json"),
     ];
@@ -194,6 +196,7 @@ pub(super) fn claim_outputs(
     }
     Ok(Claimed {
         state: target(Holds::State),
+        state_copy: target(Holds::StateCopy),
         changes: target(Holds::Changes),
         summary_json,
         index_add,
@@ -274,15 +277,16 @@ fn check_gzip_name(path: &Path, gzip: bool) -> Result<()> {
 /// Every file the run writes, for the one rule they all go through (`outputs::claim`):
 /// the sitemap, the state, the changes, robots.txt (edited under --robots, and never to be
 /// taken by another output), the IndexNow key file and the stylesheet.
-/// `named` holds the paths of -o, --state, --changes and --summary-json with their flags.
+/// `named` holds the paths of -o, --state, --state-copy, --changes and --summary-json with
+/// their flags.
 fn run_outputs(
-    named: [(Option<&Path>, &str); 4],
+    named: [(Option<&Path>, &str); 5],
     destination: &Destination,
     dir: &Path,
     key: Option<&indexnow::Key>,
     write_xsl: bool,
 ) -> Vec<Output> {
-    let [output, state, changes, summary] = named;
+    let [output, state, state_copy, changes, summary] = named;
     // DIR's files of fixed names first: a clash is named after the output the user named.
     let robots = dir.join("robots.txt");
     let mut outputs = vec![Output::new(
@@ -305,6 +309,7 @@ fn run_outputs(
     }
     for ((path, flag), holds) in [
         (state, Holds::State),
+        (state_copy, Holds::StateCopy),
         (changes, Holds::Changes),
         (summary, Holds::Summary),
     ] {

@@ -3,13 +3,13 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
 use super::args::Cli;
-use super::place::{Place, claim_outputs, path_inside};
+use super::place::{Claimed, Place, claim_outputs, path_inside};
 use crate::decide::lastmod::{self, LastmodMode, StateSettings};
 use crate::decide::rules::{GroupRules, ValueRules};
 use crate::outputs::{Destination, Format};
@@ -87,7 +87,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     })?;
     let claimed = claim_outputs(&cli, &dir, &rules, &mut output, indexnow_key.as_ref())?;
     let verbosity = verbosity(&cli);
-    let (state, frozen) = state_settings(&cli, &dir, &output, (claimed.state, claimed.changes));
+    let (state, frozen) = state_settings(&cli, &dir, &output, &claimed);
     let lastmod = lastmod_settings(&cli, &dir, frozen, source_date_epoch);
     Ok(Settings {
         state,
@@ -131,6 +131,9 @@ fn check_values(cli: &Cli) -> Result<()> {
     }
     if cli.lastmod == LastmodMode::Omit && cli.state.is_some() {
         bail!("--state keeps dates, and --lastmod none writes none: drop one of them");
+    }
+    if cli.lastmod == LastmodMode::Omit && cli.source_dates.is_some() {
+        bail!("--source-dates gives dates, and --lastmod none writes none: drop one of them");
     }
     if grouped(cli) && txt {
         bail!(
@@ -197,6 +200,7 @@ fn decide_settings(
                 .excluding(rules.excludes().clone())
         }),
         add_urls: cli.add_urls.clone(),
+        source_dates: cli.source_dates.clone(),
         changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
         priority: ValueRules::new(&cli.priority, "--priority")?,
         groups,
@@ -224,26 +228,34 @@ fn state_settings(
     cli: &Cli,
     dir: &Path,
     output: &Place,
-    (state, changes): (Option<PathBuf>, Option<PathBuf>),
+    claimed: &Claimed,
 ) -> (Option<state::Settings>, Option<StateSettings>) {
     let write = !cli.check && matches!(output.destination, Destination::File(_));
-    state
+    claimed
+        .state
+        .clone()
         .map(|path| {
             let digest = DigestRules::new(
                 cli.digest.unwrap_or(Mode::Content),
                 cli.digest_region.clone(),
                 cli.digest_ignore.clone(),
             );
+            let copy = claimed.state_copy.clone();
+            let in_dir = std::iter::once(&path)
+                .chain(&copy)
+                .any(|path| path_inside(dir, path).is_some());
             let settings = state::Settings {
-                in_dir: path_inside(dir, &path).is_some(),
+                in_dir,
                 path,
+                copy,
+                ci: in_ci(),
                 rules: digest.describe(),
                 max_churn: cli.max_churn,
                 write,
                 url: cli.state_url.clone(),
                 previous_sitemap: cli.previous_sitemap.clone(),
                 timeout: Duration::from_secs(cli.http_timeout),
-                changes,
+                changes: claimed.changes.clone(),
             };
             let frozen = StateSettings {
                 digest,
@@ -252,6 +264,12 @@ fn state_settings(
             (settings, frozen)
         })
         .unzip()
+}
+
+/// Whether the run is in CI: `CI` set to anything but empty, `0` or `false`, as GitHub,
+/// GitLab, CircleCI, Travis, Buildkite, Netlify and Vercel set it.
+fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|value| !matches!(value.to_str(), Some("" | "0" | "false")))
 }
 
 fn sitemap_settings(

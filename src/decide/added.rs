@@ -159,7 +159,7 @@ fn not_a_url(line: &str) -> String {
 }
 
 /// The URL `loc`, given at `at` with `date`, checked and in the form sitemapgen writes.
-fn check(
+pub(super) fn check(
     at: &str,
     loc: &str,
     date: Option<String>,

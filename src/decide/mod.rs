@@ -8,6 +8,7 @@ pub mod added;
 pub mod lastmod;
 mod plan;
 pub mod rules;
+mod sources;
 pub mod verdict;
 
 use crate::report::shown_path;
@@ -28,6 +29,7 @@ use crate::scan::images::{ImageRules, MAX_IMAGES};
 use crate::state::Found;
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping};
 use crate::walk::Page;
+use sources::SourceDates;
 use added::Added;
 use lastmod::{Churn, Dater, Listed, Recorded};
 use plan::Judged;
@@ -57,6 +59,8 @@ pub struct Settings {
     pub images: Option<ImageRules>,
     /// --add-urls: files of URLs to list besides the pages.
     pub add_urls: Vec<PathBuf>,
+    /// --source-dates: the first date of each page the state does not know.
+    pub source_dates: Option<PathBuf>,
 }
 
 /// A page decided: its entry in the sitemap, and what --state recorded of it.
@@ -96,6 +100,7 @@ impl<'s> Decider<'s> {
     ) -> Result<Decider<'s>> {
         // First: a mistake in them is the user's, told before the site is read.
         let added = Added::read(&settings.add_urls, &settings.base, report)?;
+        let sources = SourceDates::read(settings.source_dates.as_deref(), &settings.base)?;
         let disallow = match &settings.robots_txt {
             Some(path) => Disallow::read(path)?,
             None => None,
@@ -104,7 +109,7 @@ impl<'s> Decider<'s> {
             settings,
             base: Url::parse(&settings.base.join("")).context("the base URL")?,
             disallow,
-            dater: Dater::new(&settings.lastmod, found, report)?,
+            dater: Dater::new(&settings.lastmod, found, sources, report)?,
             dedup: Dedup::default(),
             canonicals: 0,
             elsewhere: HashMap::new(),

@@ -42,6 +42,37 @@ pub enum Got {
     Missing(u16),
 }
 
+/// No connection to the host at all (no network, no such name, a refused connection): the
+/// site is not there for this machine, which is not a site that failed to answer.
+#[derive(Debug)]
+pub struct Unreachable(pub Url, pub String);
+
+impl fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot fetch {}: {}", self.0, self.1)
+    }
+}
+
+impl std::error::Error for Unreachable {}
+
+/// Whether a request failed before any connection was made: a host that answered, then
+/// failed or went silent, is not unreachable.
+fn unreachable(err: &ureq::Error) -> bool {
+    use io::ErrorKind::*;
+    match err {
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => true,
+        ureq::Error::Timeout(timeout) => {
+            matches!(timeout, ureq::Timeout::Resolve | ureq::Timeout::Connect)
+        }
+        // A failed name lookup is an io error of no kind of its own.
+        ureq::Error::Io(err) => !matches!(
+            err.kind(),
+            TimedOut | ConnectionReset | ConnectionAborted | UnexpectedEof | BrokenPipe | InvalidData
+        ),
+        _ => false,
+    }
+}
+
 /// A response's body, limited.
 pub struct Body(Capped<ureq::BodyReader<'static>>);
 
@@ -108,6 +139,7 @@ impl Client {
                 .map_err(|err| match deadline.map(Deadline::left) {
                     // The time of the whole ran out, not that of a request.
                     Some(Err(passed)) => anyhow!("cannot fetch {at}: {passed}"),
+                    _ if unreachable(&err) => anyhow!(Unreachable(at.clone(), err.to_string())),
                     _ => anyhow!("cannot fetch {at}: {err}"),
                 })?;
             let status = response.status().as_u16();

@@ -28,6 +28,8 @@ use crate::outputs::changes;
 pub enum Holds {
     Sitemap,
     State,
+    /// `--state-copy`, written only: it may replace only a state.
+    StateCopy,
     Changes,
     Robots,
     KeyFile,
@@ -47,6 +49,7 @@ impl Holds {
         match self {
             Holds::Sitemap => "the sitemap",
             Holds::State => "the state",
+            Holds::StateCopy => "the copy of the state",
             Holds::Changes => "the changes file",
             Holds::Robots => "robots.txt",
             Holds::KeyFile => "the IndexNow key file",
@@ -60,7 +63,7 @@ impl Holds {
     fn foreign(self) -> &'static str {
         match self {
             Holds::Sitemap => "is not a sitemap",
-            Holds::State => "is not a state of sitemapgen",
+            Holds::State | Holds::StateCopy => "is not a state of sitemapgen",
             Holds::Changes => "is not a changes file of sitemapgen",
             Holds::Robots => "is not robots.txt",
             Holds::KeyFile => "holds something else than the key",
@@ -73,7 +76,9 @@ impl Holds {
     fn hint(self) -> Option<&'static str> {
         match self {
             Holds::Sitemap => Some("name the output otherwise with -o, such as sitemap.xml"),
-            Holds::State => Some("keep the state in a file of its own, such as sitemap.state"),
+            Holds::State | Holds::StateCopy => {
+                Some("keep the state in a file of its own, such as sitemap.state")
+            }
             Holds::Changes => {
                 Some("keep the changes in a file of their own, such as sitemap.changes")
             }
@@ -90,7 +95,7 @@ impl Holds {
     fn named_by_user(self) -> bool {
         matches!(
             self,
-            Holds::Sitemap | Holds::State | Holds::Changes | Holds::Summary
+            Holds::Sitemap | Holds::State | Holds::StateCopy | Holds::Changes | Holds::Summary
         )
     }
 
@@ -113,6 +118,8 @@ impl Holds {
         match self {
             Holds::Sitemap => begins_sitemap(start),
             Holds::Changes => begins_changes(start),
+            // A state's first line (`state::file`).
+            Holds::StateCopy => text.starts_with(b"sitemapgen-state "),
             // Read whole before anything is written, by readers that refuse what they cannot
             // take with their own reason: the state (anything but a state of ours), and
             // robots.txt, which is edited, its rules kept.

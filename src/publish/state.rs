@@ -1,7 +1,8 @@
-//! The new state and the changes file of `--state`, written as the pages are decided, each
-//! beside its file, and published with the sitemap.
+//! The new state (and its `--state-copy`) and the changes file of `--state`, written as the
+//! pages are decided, each beside its file, and published with the sitemap.
 
-use std::path::PathBuf;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -14,7 +15,7 @@ use crate::url::BaseUrl;
 
 /// The new state and the changes, being written.
 pub struct NewState {
-    state: state::Writer<Sink<Beside>>,
+    state: state::Writer<Copies>,
     path: PathBuf,
     changes: Option<(changes::Writer<Sink<Beside>>, PathBuf)>,
     /// The state of the last run: what no page took of it are the removed pages.
@@ -29,10 +30,11 @@ impl NewState {
         }
         let path = &settings.path;
         let context = || format!("cannot write state file {}", path.display());
-        // A state published with the site is compressed (as any state named .gz).
-        let gzip = path.as_os_str().as_encoded_bytes().ends_with(b".gz");
-        let sink = Sink::new(Beside::of(path).with_context(context)?, gzip);
-        let state = state::Writer::new(sink, &settings.rules).with_context(context)?;
+        let mut copies = Copies(Vec::new());
+        for path in std::iter::once(path).chain(&settings.copy) {
+            copies.0.push((state_sink(path)?, path.clone()));
+        }
+        let state = state::Writer::new(copies, &settings.rules).with_context(context)?;
         let changes = match &settings.changes {
             Some(path) => {
                 let context = || format!("cannot write the changes file {}", path.display());
@@ -74,8 +76,11 @@ impl NewState {
             old,
         } = self;
         let context = || format!("cannot write state file {}", path.display());
-        let sink = state.finish().with_context(context)?;
-        let mut files = vec![(sink.finish().with_context(context)?, path.clone())];
+        let mut files = Vec::new();
+        for (sink, path) in state.finish().with_context(context)?.0 {
+            let context = || format!("cannot write state file {}", path.display());
+            files.push((sink.finish().with_context(context)?, path));
+        }
         if let Some((mut changes, changes_path)) = changes {
             let context = || format!("cannot write the changes file {}", changes_path.display());
             for key in old.untaken_keys() {
@@ -87,5 +92,29 @@ impl NewState {
             files.push((written, changes_path.clone()));
         }
         Ok(files)
+    }
+}
+
+/// A state file being written beside `path`: compressed when its name ends in .gz (as a
+/// state published with the site is).
+fn state_sink(path: &Path) -> Result<Sink<Beside>> {
+    let context = || format!("cannot write state file {}", path.display());
+    let gzip = path.as_os_str().as_encoded_bytes().ends_with(b".gz");
+    Ok(Sink::new(Beside::of(path).with_context(context)?, gzip))
+}
+
+/// The state file and its copy, written together.
+struct Copies(Vec<(Sink<Beside>, PathBuf)>);
+
+impl Write for Copies {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for (sink, _) in &mut self.0 {
+            sink.write_all(buf)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.iter_mut().try_for_each(|(sink, _)| sink.flush())
     }
 }

@@ -2,7 +2,8 @@
 //! the pages needs no network and no file of the state. It is found in the state file; when
 //! there is none, where the last deploy published it (`--state-url`); when there is none
 //! either, in the sitemap published before (`--previous-sitemap`); else a first run.
-//! Publishing writes the new state (`file::Writer`).
+//! Publishing writes the new state (`file::Writer`), and its copy for the deploy
+//! (`--state-copy`).
 
 pub mod file;
 pub mod old;
@@ -35,8 +36,15 @@ pub struct Settings {
     /// --state-url: where the last deploy published the state, read when there is no state
     /// file.
     pub url: Option<url::Url>,
-    /// Whether the state file lies inside DIR, and so is deployed with the site.
+    /// --state-copy: where a copy of the new state goes for the deploy to publish (the
+    /// state file kept where the output's cleaning does not reach).
+    pub copy: Option<PathBuf>,
+    /// Whether the state file, or its copy, lies inside DIR, and so is deployed with the
+    /// site.
     pub in_dir: bool,
+    /// Whether the run is in CI (`CI` set), where a site out of reach is a failure, not a
+    /// first run.
+    pub ci: bool,
     /// --previous-sitemap: whose dates are kept when there is no state at all.
     pub previous_sitemap: Option<origin::Published>,
     /// --http-timeout.
@@ -63,9 +71,10 @@ pub fn load(settings: &Settings, base: &BaseUrl, report: &mut Report) -> Result<
                 "the state file {} is outside DIR, so the deploy does not publish it at \
                  --state-url: the next run would read an older state and re-date what \
                  changed since",
-                settings.path.display()
+                settings.copy.as_ref().unwrap_or(&settings.path).display()
             ),
-            "writing it anyway (put it in DIR, or publish it at --state-url yourself)",
+            "writing it anyway (put it, or its --state-copy, in DIR, or publish it at \
+             --state-url yourself)",
         )?;
     }
     if !found.state.comparable && !found.adopted {

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,7 +20,7 @@ use url::Url;
 use super::file as state;
 use super::old::OldState;
 use super::{Found, Settings};
-use crate::io::http::{Client, Got};
+use crate::io::http::{Client, Got, Unreachable};
 use crate::io::input::{self, Capped, Deadline, MAX_SITEMAP, MAX_SITEMAPS, MAX_STATE_BODY};
 use crate::outputs;
 use crate::outputs::read::{self, Document};
@@ -61,42 +61,48 @@ impl fmt::Display for Published {
     }
 }
 
-/// The state of the last run, from the first place that has one.
+/// The state of the last run, from the first place that has one, told in one note.
 pub fn find(settings: &Settings, base: &BaseUrl, report: &mut Report) -> Result<Found> {
     let rules = &settings.rules;
     let found = |state| Found {
         state: Arc::new(state),
         adopted: false,
     };
-    if let Some(state) = state::read(&settings.path, rules)? {
+    let path = settings.path.display();
+    if let Some(state) = state::read(&settings.path, rules).map_err(|err| {
+        hinted(
+            err,
+            &format!("remove {path} to start anew, or drop --state to go without a state"),
+        )
+    })? {
         return Ok(found(state));
     }
     let client = Client::new(settings.timeout);
+    // Where there was nothing, for the note of a first run.
+    let mut none = Vec::new();
     if let Some(url) = &settings.url {
-        match client.get(url, MAX_STATE_BODY, None)? {
-            Got::Found(body, at) => {
-                let state = state::parse(BufReader::new(body), rules)
-                    .with_context(|| format!("the state published at {at} is not usable"))?;
+        match fetch_state(url, &client, rules) {
+            Ok(Fetched::Got(state)) => {
                 report.note(format!(
-                    "state file {} does not exist: read the state published at {url}",
-                    settings.path.display()
+                    "state file {path} does not exist: read the state published at {url}"
                 ));
                 return Ok(found(state));
             }
-            Got::Missing(status) => report.note(format!(
-                "no state is published at {url} ({status}) and there is no state file {}",
-                settings.path.display()
-            )),
+            Ok(Fetched::Absent(why)) => none.push(format!("no state at {url} ({why})")),
+            Err(err) => return unreachable(err, settings.ci, "--state-url", report),
         }
+    } else {
+        none.push(format!("state file {path} does not exist yet"));
     }
     if let Some(published) = &settings.previous_sitemap {
-        match adopt(published, &client, base, settings.timeout)? {
-            Some(urls) => {
+        match adopt(published, &client, base, settings.timeout) {
+            Ok(Fetched::Got(urls)) => {
                 let count = urls.len();
                 let state = OldState::adopted(urls)?;
                 report.note(format!(
-                    "no state yet: the {} URLs listed in {published} keep the dates it gives \
-                     them until their content changes",
+                    "{}: the {} URLs listed in {published} keep the dates it gives them \
+                     until their content changes",
+                    none.join(", "),
                     crate::report::thousands(count as u64)
                 ));
                 return Ok(Found {
@@ -104,29 +110,95 @@ pub fn find(settings: &Settings, base: &BaseUrl, report: &mut Report) -> Result<
                     adopted: true,
                 });
             }
-            None => report.note(format!("there is no sitemap at {published}")),
+            Ok(Fetched::Absent(why)) => none.push(format!("no sitemap at {published} ({why})")),
+            Err(err) => return unreachable(err, settings.ci, "--previous-sitemap", report),
         }
     }
-    if settings.url.is_none() && settings.previous_sitemap.is_none() {
-        report.note(format!(
-            "state file {} does not exist yet: a first run, every page is new",
-            settings.path.display()
-        ));
-    } else {
-        report.note("a first run: every page is new");
-    }
+    report.note(format!("{}: a first run, every page is new", none.join(", ")));
     Ok(found(OldState::empty()))
 }
 
+/// What a place held: what was sought, or why there is none (a 404, an HTML page).
+enum Fetched<T> {
+    Got(T),
+    Absent(String),
+}
+
+/// The state published at `url`. An HTML page is no state: a single-page app's host
+/// answers every path with its page.
+fn fetch_state(url: &Url, client: &Client, rules: &str) -> Result<Fetched<OldState>> {
+    match client.get(url, MAX_STATE_BODY, None)? {
+        Got::Found(body, at) => {
+            let mut body = BufReader::new(body);
+            let start = body
+                .fill_buf()
+                .with_context(|| format!("cannot fetch {at}"))?;
+            if is_html(start) {
+                return Ok(Fetched::Absent(HTML_PAGE.into()));
+            }
+            let state = state::parse(body, rules)
+                .with_context(|| format!("the state published at {at} is not usable"))?;
+            Ok(Fetched::Got(state))
+        }
+        Got::Missing(status) => Ok(Fetched::Absent(status.to_string())),
+    }
+}
+
+/// Why an HTML page is taken for nothing published.
+const HTML_PAGE: &str = "an HTML page, a single-page app's answer to any path";
+
+/// Whether `start` begins an HTML page.
+fn is_html(start: &[u8]) -> bool {
+    let start = &start[..start.len().min(1024)];
+    let text = String::from_utf8_lossy(start).to_ascii_lowercase();
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    text.starts_with('<') && (text.contains("<html") || text.contains("<!doctype html"))
+}
+
+/// A failure to read what was published, reading it with `flag`: a site out of this
+/// machine's reach is a first run, told once, but in CI (`CI` set), where the next deploy
+/// would publish every page re-dated: there, as any other failure, it stops the run, with
+/// the flag that turns the reading off.
+fn unreachable(err: anyhow::Error, ci: bool, flag: &str, report: &mut Report) -> Result<Found> {
+    match err.downcast_ref::<Unreachable>() {
+        Some(Unreachable(url, _)) if !ci => {
+            report.note(format!(
+                "{url} unreachable: dated from the files; drop {flag} to stop asking"
+            ));
+            Ok(Found {
+                state: Arc::new(OldState::empty()),
+                adopted: false,
+            })
+        }
+        Some(_) => Err(hinted(
+            err,
+            &format!(
+                "CI is set, and a first run there would re-date every page: run the job again \
+                 once the site answers, or drop {flag}"
+            ),
+        )),
+        None => Err(hinted(
+            err,
+            &format!("drop {flag} to go without it (every page is then dated anew)"),
+        )),
+    }
+}
+
+/// `err` with a hint line after its message.
+fn hinted(err: anyhow::Error, hint: &str) -> anyhow::Error {
+    anyhow::anyhow!("{err:#}\nhint: {hint}")
+}
+
 /// The URL paths under the base URL, with their dates, of the sitemap published at
-/// `published` (its shards, if it is an index); None when nothing is published at its URL.
+/// `published` (its shards, if it is an index); why there is none when nothing is
+/// published at its URL (a 404, or an HTML page).
 /// The whole, index and shards, is read within `timeout` and `MAX_SITEMAPS` bytes.
 fn adopt(
     published: &Published,
     client: &Client,
     base: &BaseUrl,
     timeout: Duration,
-) -> Result<Option<BTreeMap<String, Option<String>>>> {
+) -> Result<Fetched<BTreeMap<String, Option<String>>>> {
     let mut reading = Reading {
         deadline: Deadline::after(timeout, "--http-timeout"),
         left: MAX_SITEMAPS,
@@ -134,8 +206,14 @@ fn adopt(
     };
     let (first, from) = match published {
         Published::Url(url) => match client.get(url, MAX_SITEMAP, Some(&reading.deadline))? {
-            Got::Found(body, at) => (reading.document(body, url)?, From::Url(at)),
-            Got::Missing(_) => return Ok(None),
+            Got::Found(body, at) => {
+                let bytes = reading.bytes(body, url)?;
+                if is_html(&bytes) {
+                    return Ok(Fetched::Absent(HTML_PAGE.into()));
+                }
+                (reading.parse(bytes, url)?, From::Url(at))
+            }
+            Got::Missing(status) => return Ok(Fetched::Absent(status.to_string())),
         },
         // A path mistyped is no first run: that would re-date every page.
         Published::File(path) => match reading.file(path)? {
@@ -184,7 +262,7 @@ fn adopt(
             keys.entry(key).or_insert(lastmod);
         }
     }
-    Ok(Some(keys))
+    Ok(Fetched::Got(keys))
 }
 
 /// Where a sitemap index came from, and so where its shards are.
@@ -259,6 +337,12 @@ impl Reading<'_> {
 
     /// The sitemap `reader` holds, decompressed if need be, within the limits.
     fn document(&mut self, reader: impl Read, what: &dyn fmt::Display) -> Result<Document> {
+        let bytes = self.bytes(reader, what)?;
+        self.parse(bytes, what)
+    }
+
+    /// The bytes `reader` holds, decompressed if need be, within the limits.
+    fn bytes(&mut self, reader: impl Read, what: &dyn fmt::Display) -> Result<Vec<u8>> {
         let mut bytes = Vec::new();
         input::decoded(
             BufReader::new(Capped::new(reader, MAX_SITEMAP)),
@@ -276,6 +360,11 @@ impl Reading<'_> {
                 input::size(MAX_SITEMAPS)
             ),
         };
+        Ok(bytes)
+    }
+
+    /// The sitemap `bytes` hold.
+    fn parse(&self, bytes: Vec<u8>, what: &dyn fmt::Display) -> Result<Document> {
         // An HTML page served for any path (a single-page app's fallback) is no sitemap
         // with no URLs: taking it for one would re-date every page.
         if !outputs::begins_sitemap(&bytes) {

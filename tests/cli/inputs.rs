@@ -49,7 +49,7 @@ fn a_previous_sitemap_that_cannot_be_read_is_no_first_run() {
     let server = Server::start(|_| Reply::status(404, "not found"));
     adopt(&site, &server.url("/sitemap.xml"), &[])
         .success()
-        .stderr_has(&["there is no sitemap at", "a first run"]);
+        .stderr_has(&["no sitemap at", "a first run"]);
 }
 
 #[test]

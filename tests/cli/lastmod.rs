@@ -846,3 +846,62 @@ fn a_fresh_copy_keeps_each_digest_by_the_bytes_fingerprint_and_reads_only_what_c
     site.write("c.html", body(3, 2, 2));
     run(&site).success().stderr_has(&["1 re-dated, 3 kept"]);
 }
+
+#[test]
+fn source_dates_date_the_pages_the_state_does_not_know_yet() {
+    let site = Site::with_pages(&["a.html", "b/index.html", "c.html"]);
+    let sources = site.outside().join("sources.tsv");
+    fs::write(
+        &sources,
+        "# the sources' last commits\na.html\t2020-01-02T03:04:05+00:00\n\n\
+         https://example.com/b/\t2021-05-06\nnot-built.html\t2022-01-01\n",
+    )
+    .unwrap();
+    let state = site.outside().join("state");
+    let run = |lastmod: &str, with_state: bool| {
+        let mut cmd = site.command(&["--lastmod", lastmod, "--source-dates"]);
+        cmd.arg(&sources);
+        if with_state {
+            cmd.arg("--state").arg(&state);
+        }
+        cmd.run().success();
+        validate::sitemap(&site.sitemap_path(), BASE)
+            .into_iter()
+            .map(|url| (url.loc, url.lastmod.unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let given = [
+        ("https://example.com/a.html", "2020-01-02T03:04:05+00:00"),
+        ("https://example.com/b/", "2021-05-06"),
+        ("https://example.com/c.html", "2024-01-01"),
+    ]
+    .map(|(loc, date)| (loc.to_string(), date.to_string()));
+    // Without --state, every page is new; with it, on a first run.
+    assert_eq!(run("2024-01-01", false), given);
+    assert_eq!(run("2024-01-01", true), given);
+    // Then the state keeps them; a page whose content changed takes the run's date.
+    fs::write(site.path("a.html"), "<html><body><main>Changed.</main></body></html>").unwrap();
+    let mut changed = given.clone();
+    changed[0].1 = "2025-01-01".into();
+    assert_eq!(run("2025-01-01", true), changed);
+
+    for (text, expected) in [
+        ("a.html 2020-01-01\n", ":1: not a page's file or URL, a tab and a date"),
+        ("a.html\tyesterday\n", ":1: \"yesterday\" is not a W3C date"),
+        ("/a.html\t2020-01-01\n", "named by its path relative to DIR"),
+        ("https://other.example/a\t2020-01-01\n", "is outside the base URL"),
+        ("a.html\t2020-01-01\n./a.html\t2020-01-02\n", ":2: ./a.html is given a date already on line 1"),
+    ] {
+        fs::write(&sources, text).unwrap();
+        site.command(&["--source-dates"])
+            .arg(&sources)
+            .run()
+            .expect_code(2)
+            .stderr_has(&[&sources.display().to_string(), expected]);
+    }
+    site.command(&["--lastmod", "none", "--source-dates"])
+        .arg(&sources)
+        .run()
+        .expect_code(2)
+        .stderr_has(&["--source-dates gives dates, and --lastmod none writes none"]);
+}

@@ -213,8 +213,7 @@ fn with_no_state_published_the_published_sitemap_keeps_every_date() {
         )
         .success()
         .stderr_has(&[
-            "no state is published",
-            "the 11 URLs listed in",
+            "(404): the 11 URLs listed in",
             "0 added, 0 removed, 0 re-dated, 11 kept",
         ]);
         if !split {
@@ -349,8 +348,8 @@ fn a_published_state_that_cannot_be_had_stops_the_run_with_nothing_written() {
         ),
         ("forbidden", Reply::status(403, ""), &["answered 403"]),
         (
-            "an HTML page",
-            Reply::status(200, "<!doctype html><title>Home</title>"),
+            "a text that is no state",
+            Reply::status(200, "Home\n"),
             &["is not usable: line 1 is not a sitemapgen-state header"],
         ),
         (
@@ -400,6 +399,7 @@ fn a_published_state_that_cannot_be_had_stops_the_run_with_nothing_written() {
         assert_eq!(run.code(), 1, "{case}: {}", run.stderr());
         run.stderr_has(&["sitemapgen: error: ", &url]);
         run.stderr_has(expected);
+        run.stderr_has(&["\nhint: drop --state-url to go without it"]);
         assert_nothing_written(&site, &before);
     }
 }
@@ -459,8 +459,8 @@ fn a_previous_sitemap_that_cannot_be_had_stops_the_run() {
             "answered 502: bad gateway",
         ),
         (
-            "a single-page app's fallback",
-            Reply::status(200, "<!doctype html><div id=app></div>"),
+            "a text that is no sitemap",
+            Reply::status(200, "Home\n"),
             "is not a sitemap",
         ),
         (
@@ -766,6 +766,7 @@ fn requests_go_through_the_proxy_the_environment_names_but_not_for_no_proxy_host
         .args(["--state-url", "http://127.0.0.1:1/sitemap.state.gz"])
         .env("HTTP_PROXY", &proxy.url(""))
         .env("NO_PROXY", "127.0.0.1")
+        .env("CI", "true")
         .run()
         .expect_code(1)
         .stderr_has(&[
@@ -937,4 +938,164 @@ fn a_key_file_that_is_a_fifo_or_a_device_is_not_read() {
             assert_eq!(site.all_files(), files, "{flag} {}", target.display());
         }
     }
+}
+
+/// A URL on the loopback address where nothing listens: a site out of reach.
+fn nowhere(path: &str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}{path}")
+}
+
+/// The lines sitemapgen wrote but the summary line.
+fn notes(run: &Run) -> Vec<String> {
+    run.stderr()
+        .lines()
+        .filter(|line| !line.contains(" added, "))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn a_site_out_of_reach_is_a_first_run_told_once_but_in_ci_it_stops_the_run() {
+    let state = nowhere("/sitemap.state.gz");
+    let sitemap = nowhere("/sitemap.xml");
+    let run = |ci: &str| {
+        let site = site_with_old_sitemap();
+        let before = site.all_files();
+        let run = site
+            .command(&["--lastmod", "2024-01-01", "--state"])
+            .arg(site.root.join("sitemap.state.gz"))
+            .args(["--state-url", &state, "--previous-sitemap", &sitemap])
+            .env("CI", ci)
+            .run();
+        (site, before, run)
+    };
+    for not_ci in ["", "false", "0"] {
+        let (site, _, run) = run(not_ci);
+        run.success();
+        assert_eq!(
+            notes(&run),
+            [format!(
+                "sitemapgen: note: {state} unreachable: dated from the files; drop --state-url to \
+                 stop asking"
+            )],
+            "one line, and the sitemap's URL is not asked for"
+        );
+        assert_eq!(validate::sitemap(&site.sitemap_path(), crate::harness::BASE).len(), 2);
+        assert!(site.root.join("sitemap.state.gz").is_file());
+    }
+    let (site, before, run) = run("true");
+    run.expect_code(1).stderr_has(&[
+        &format!("sitemapgen: error: cannot fetch {state}: "),
+        "hint: CI is set, and a first run there would re-date every page: run the job again \
+         once the site answers, or drop --state-url",
+    ]);
+    assert_nothing_written(&site, &before);
+
+    // Only --previous-sitemap out of reach: the same, naming it.
+    let site = site_with_old_sitemap();
+    site.command(&["--state"])
+        .arg(site.root.join("sitemap.state.gz"))
+        .args(["--previous-sitemap", &sitemap])
+        .env("CI", "")
+        .run()
+        .success()
+        .stderr_has(&[&format!(
+            "{sitemap} unreachable: dated from the files; drop --previous-sitemap to stop asking"
+        )]);
+}
+
+#[test]
+fn an_html_page_for_the_state_and_the_sitemap_is_nothing_published_told_in_one_line() {
+    // A single-page app's host: every path is its page.
+    let server = Server::start(|_| {
+        Reply::status(200, "\n<!DOCTYPE html><html><head><title>App</title></head></html>")
+    });
+    let site = site_with_old_sitemap();
+    let (state, sitemap) = (server.url("/sitemap.state.gz"), server.url("/sitemap.xml"));
+    let run = site
+        .command(&["--state"])
+        .arg(site.root.join("sitemap.state.gz"))
+        .args(["--state-url", &state, "--previous-sitemap", &sitemap])
+        .env("CI", "true")
+        .run();
+    run.success();
+    assert_eq!(
+        notes(&run),
+        [format!(
+            "sitemapgen: note: no state at {state} (an HTML page, a single-page app's answer to any \
+             path), no sitemap at {sitemap} (an HTML page, a single-page app's answer to any \
+             path): a first run, every page is new"
+        )]
+    );
+    // A 404 for both, in one line too.
+    let files = Server::files(site.outside().to_path_buf());
+    let (state, sitemap) = (files.url("/none.gz"), files.url("/none.xml"));
+    let site = site_with_old_sitemap();
+    let run = site
+        .command(&["--state"])
+        .arg(site.root.join("sitemap.state.gz"))
+        .args(["--state-url", &state, "--previous-sitemap", &sitemap])
+        .run();
+    assert_eq!(
+        notes(run.success()),
+        [format!(
+            "sitemapgen: note: no state at {state} (404), no sitemap at {sitemap} (404): a first run, \
+             every page is new"
+        )]
+    );
+}
+
+#[test]
+fn a_state_kept_outside_the_output_survives_its_cleaning_and_its_copy_is_published() {
+    let live = tempfile::tempdir().unwrap();
+    let server = Server::files(live.path().to_path_buf());
+    let cache = tempfile::tempdir().unwrap();
+    let kept = cache.path().join("sitemap.state.gz");
+    let local = |site: &Site, lastmod: &str| {
+        site.command(&["-b", BASE, "--lastmod", lastmod, "--state"])
+            .arg(&kept)
+            .arg("--state-copy")
+            .arg(site.root.join("sitemap.state.gz"))
+            .args(["--state-url", &server.url("/sitemap.state.gz")])
+            .run()
+    };
+    let first = build(None, 1_700_000_000);
+    let run = local(&first, "2024-01-01");
+    run.success();
+    assert!(
+        !run.stderr().contains("outside DIR"),
+        "the copy is in DIR: {}",
+        run.stderr()
+    );
+    let copy = fs::read(first.root.join("sitemap.state.gz")).unwrap();
+    assert_eq!(copy, fs::read(&kept).unwrap(), "the copy is the state");
+    // The output cleaned and built again: the state kept beside it keeps every date.
+    let second = build(Some("rebuild"), 1_800_000_000);
+    local(&second, "2025-01-01")
+        .success()
+        .stderr_has(&["0 added, 0 removed, 0 re-dated, 11 kept"]);
+    assert_eq!(dates(&second), dates(&first));
+    // Deployed, the copy serves a CI job that has no state of its own.
+    deploy(&second, live.path());
+    let ci = build(Some("edit"), 1_900_000_000);
+    job(&ci, &server, "2026-01-01", &[])
+        .success()
+        .stderr_has(&["read the state published at", "1 re-dated, 10 kept"]);
+    // The copy replaces only a state.
+    let site = build(None, 1_700_000_000);
+    fs::write(site.root.join("sitemap.state.gz"), "my notes\n").unwrap();
+    local(&site, "2024-01-01").expect_code(2).stderr_has(&[
+        "--state-copy",
+        "exists and is not a state of sitemapgen",
+    ]);
+    assert_eq!(
+        fs::read_to_string(site.root.join("sitemap.state.gz")).unwrap(),
+        "my notes\n"
+    );
+    site.run(&["--state-copy", "x.gz"])
+        .expect_code(2)
+        .stderr_has(&["--state-copy needs --state"]);
 }

@@ -20,6 +20,7 @@ mod crate_package;
 mod npm;
 mod npm_plugins;
 mod plugins;
+mod switch;
 mod version;
 mod wheel;
 mod workflow;

@@ -13,6 +13,7 @@ use crate::harness::Site;
 use crate::npm::{Project, install, packed};
 use crate::plugins::{cli_sitemap, deploy, succeeded};
 use crate::serve::Server;
+use crate::switch;
 use crate::validate::{self, locs};
 
 /// A fresh project with the packed package installed offline, which also sees every package
@@ -50,8 +51,14 @@ fn project(generator: &str) -> Option<(PathBuf, Project)> {
 /// Runs the generator's CLI SCRIPT with ARGS in DIR under node, with Node's options OPTIONS:
 /// its output, stdout and stderr together.
 fn build(script: &Path, options: &str, dir: &Path, args: &[&str]) -> (Output, String) {
+    build_ci(script, options, dir, args, &std::env::var("CI").unwrap_or_default())
+}
+
+/// `build`, with `CI` as given (empty: not CI).
+fn build_ci(script: &Path, options: &str, dir: &Path, args: &[&str], ci: &str) -> (Output, String) {
     let output = Command::new("node")
         .arg(script)
+        .env("CI", ci)
         .args(args)
         .current_dir(dir)
         .env("NODE_OPTIONS", options)
@@ -66,6 +73,9 @@ fn build(script: &Path, options: &str, dir: &Path, args: &[&str]) -> (Output, St
     );
     (output, log)
 }
+
+/// Node's options for Astro: node and Vite keep the links' paths (see the Astro test).
+const SYMLINKS: &str = "--preserve-symlinks --preserve-symlinks-main";
 
 /// The sorted `loc`s of the site's sitemap, each after BASE, which it is validated against.
 fn listed(site: &Site, base: &str) -> Vec<String> {
@@ -160,14 +170,7 @@ fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     // Astro reads a file whose real path has only `/` in common with the project's as one
     // inside the project (/opt/x as <project>/opt/x): node and Vite keep the links' paths,
     // so the packages sit inside the project, as in a user's.
-    let astro_build = |args: &[&str]| {
-        build(
-            &astro,
-            "--preserve-symlinks --preserve-symlinks-main",
-            &dir,
-            args,
-        )
-    };
+    let astro_build = |args: &[&str]| build(&astro, SYMLINKS, &dir, args);
     let config = |site_config: &str| {
         let text = format!(
             "import {{ defineConfig }} from 'astro/config';\n\
@@ -181,6 +184,39 @@ fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         );
         fs::write(dir.join("astro.config.mjs"), text).unwrap();
     };
+
+    // Before the first deploy, offline: one note; each page dated by its source's commit.
+    let offline = switch::nowhere();
+    config(&format!("site: '{offline}',"));
+    let dated = [
+        ("src/content/docs/about.md", "2021-02-03T04:05:06+00:00"),
+        ("src/pages/plain.astro", "2022-05-06T07:08:09+02:00"),
+    ];
+    switch::commit_each(&dir, &dated);
+    let (output, log) = build_ci(&astro, SYMLINKS, &dir, &["build"], "true");
+    assert!(!output.status.success() && log.contains("or set `state: false`"), "{log}");
+    let (output, log) = build_ci(&astro, SYMLINKS, &dir, &["build"], "");
+    succeeded(&output);
+    let notes = switch::state_notes(&log);
+    assert_eq!(notes.len(), 1, "{log}");
+    assert!(
+        notes[0].ends_with(&format!(
+            "{offline}sitemap.state.gz unreachable: dated from the files; set \
+             `state: false` to stop asking"
+        )),
+        "{log}"
+    );
+    let first = switch::dates(&site.sitemap_path(), &offline);
+    assert_eq!(first[&format!("{offline}about/")], dated[0].1);
+    assert_eq!(first[&format!("{offline}plain/")], dated[1].1);
+    // A local rebuild, the output emptied: the state beside the project keeps every date.
+    fs::remove_dir_all(&site.root).unwrap();
+    let (output, log) = build_ci(&astro, SYMLINKS, &dir, &["build"], "");
+    succeeded(&output);
+    assert!(log.contains("0 added, 0 removed, 0 re-dated, 7 kept"), "{log}");
+    assert_eq!(switch::dates(&site.sitemap_path(), &offline), first);
+    fs::remove_dir_all(dir.join(".cache")).unwrap();
+    fs::remove_dir_all(dir.join(".git")).unwrap();
 
     // `site` and `base`, trailingSlash "ignore" (the default): no flag.
     config(&format!("site: '{origin}/', base: '/docs',"));
@@ -207,9 +243,11 @@ fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         "the CLI writes another"
     );
 
-    // The next CI job: a fresh output folder; the state comes from the live site.
+    // The next CI job: a fresh output folder, no state beside the project; the state comes
+    // from the live site.
     deploy(&site, &live.join("docs"));
     fs::remove_dir_all(&site.root).unwrap();
+    fs::remove_dir_all(dir.join(".cache")).unwrap();
     let (output, log) = astro_build(&["build"]);
     succeeded(&output);
     assert!(
@@ -217,6 +255,19 @@ fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         "{log}"
     );
     assert!(fs::read(site.sitemap_path()).unwrap() == built);
+
+    // The first deploy over a site that @astrojs/sitemap's sitemap dated (`lastmod`): a
+    // fresh checkout keeps those dates.
+    fs::remove_dir_all(&live).unwrap();
+    let locs = pages.map(|page| format!("{base}{page}"));
+    let old = switch::old_dates(&locs.each_ref().map(String::as_str));
+    switch::serve_native_sitemap(&live.join("docs"), &old);
+    fs::remove_dir_all(&site.root).unwrap();
+    fs::remove_dir_all(dir.join(".cache")).unwrap();
+    let (output, log) = astro_build(&["build"]);
+    succeeded(&output);
+    assert!(log.contains("the 7 URLs listed in"), "{log}");
+    assert_eq!(switch::dates(&site.sitemap_path(), &base), old);
 
     // trailingSlash "never" with pages as files: `--no-trailing-slash --clean-urls`, which
     // list the plain page as /plain; Starlight's pages declare their .html URLs.
@@ -295,13 +346,48 @@ fn docusaurus_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     let out = site.root.to_str().unwrap();
     let args = ["build", "--out-dir", out];
 
+    // Before the first deploy, offline: one note; each doc dated by its source's commit.
+    let offline = switch::nowhere();
+    config(&format!("url: '{}',", offline.trim_end_matches('/')));
+    let dated = [
+        ("docs/intro.md", "2021-02-03T04:05:06+00:00"),
+        ("src/pages/index.md", "2022-05-06T07:08:09+02:00"),
+    ];
+    switch::commit_each(&dir, &dated);
+    let (output, log) = build_ci(&docusaurus, "", &dir, &args, "true");
+    assert!(!output.status.success() && log.contains("or set `state: false`"), "{log}");
+    let (output, log) = build_ci(&docusaurus, "", &dir, &args, "");
+    succeeded(&output);
+    let notes = switch::state_notes(&log);
+    assert_eq!(notes.len(), 1, "{log}");
+    assert!(
+        notes[0].ends_with(&format!(
+            "{offline}docs/sitemap.state.gz unreachable: dated from the files; set \
+             `state: false` to stop asking"
+        )),
+        "{log}"
+    );
+    let first = switch::dates(&site.sitemap_path(), &format!("{offline}docs/"));
+    assert_eq!(first[&format!("{offline}docs/docs/intro")], dated[0].1);
+    assert_eq!(first[&format!("{offline}docs/")], dated[1].1);
+    // A local rebuild: Docusaurus empties the output; the state beside it keeps every date.
+    let (output, log) = build_ci(&docusaurus, "", &dir, &args, "");
+    succeeded(&output);
+    assert!(log.contains("0 added, 0 removed, 0 re-dated, 3 kept"), "{log}");
+    assert_eq!(switch::dates(&site.sitemap_path(), &format!("{offline}docs/")), first);
+    fs::remove_dir_all(dir.join(".cache")).unwrap();
+    fs::remove_dir_all(dir.join(".git")).unwrap();
+
     // `url` and `baseUrl`, trailingSlash unset: `--no-trailing-slash`.
     config(&format!("url: '{origin}',"));
     let base = format!("{origin}/docs/");
     let (output, log) = build(&docusaurus, "", &dir, &args);
     succeeded(&output);
     assert!(
-        log.contains(&format!("no state file {out}/sitemap.state.gz\n")),
+        log.contains(&format!(
+            "no state at {base}sitemap.state.gz (404), no sitemap at {base}sitemap.xml (404): a \
+             first run"
+        )),
         "{log}"
     );
     assert!(
@@ -315,9 +401,10 @@ fn docusaurus_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         "the CLI writes another"
     );
 
-    // The next CI job: Docusaurus empties the output folder; the state comes from the live
-    // site.
+    // The next CI job: Docusaurus empties the output folder, and there is no state beside
+    // the project; the state comes from the live site.
     deploy(&site, &live.join("docs"));
+    fs::remove_dir_all(dir.join(".cache")).unwrap();
     let (output, log) = build(&docusaurus, "", &dir, &args);
     succeeded(&output);
     assert!(
@@ -325,6 +412,18 @@ fn docusaurus_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         "{log}"
     );
     assert!(fs::read(site.sitemap_path()).unwrap() == built);
+
+    // The first deploy over a site that Docusaurus's sitemap dated (`lastmod: 'date'`): a
+    // fresh checkout keeps those dates.
+    fs::remove_dir_all(&live).unwrap();
+    let locs = ["", "docs/install", "docs/intro"].map(|page| format!("{base}{page}"));
+    let old = switch::old_dates(&locs.each_ref().map(String::as_str));
+    switch::serve_native_sitemap(&live.join("docs"), &old);
+    fs::remove_dir_all(dir.join(".cache")).unwrap();
+    let (output, log) = build(&docusaurus, "", &dir, &args);
+    succeeded(&output);
+    assert!(log.contains("the 3 URLs listed in"), "{log}");
+    assert_eq!(switch::dates(&site.sitemap_path(), &base), old);
 
     // No `url`: Docusaurus's own check fails the build, naming it, before any page is built.
     config("");

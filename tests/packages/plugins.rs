@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use crate::built::{Installed, installed, installed_without_binary, run, tool};
 use crate::harness::{Site, copy_tree};
 use crate::serve::Server;
+use crate::switch;
 use crate::validate::{self, locs};
 
 /// A venv with the wheel installed (`--no-index`), which also sees the generators' venv
@@ -164,9 +165,10 @@ fn mkdocs_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         "the CLI writes another"
     );
 
-    // The next CI job: MkDocs cleans site_dir, every file is new; the state comes from the
-    // live site.
+    // The next CI job: MkDocs cleans site_dir, every file is new, and there is no state
+    // beside the project; the state comes from the live site.
     deploy(&site, &live);
+    fs::remove_dir_all(project.join(".cache")).unwrap();
     let log = succeeded(&python(venv, &project, &["-m", "mkdocs", "build"]));
     assert!(
         log.contains("since the state: 0 added, 0 removed, 0 re-dated, 4 kept"),
@@ -274,8 +276,11 @@ fn sphinx_extension_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         "the CLI writes another"
     );
 
+    // The next CI job: no state beside the project; the state comes from the live site.
     deploy(&site, &live);
+    fs::remove_dir_all(source.join(".cache")).unwrap();
     let log = succeeded(&build("html"));
+    assert!(log.contains("read the state published at"), "{log}");
     assert!(
         log.contains("since the state: 0 added, 0 removed, 0 re-dated, 4 kept"),
         "{log}"
@@ -428,4 +433,163 @@ fn sphinx_url_scheme_takes_plain_fields_only() {
     }
     assert!(lines[6].contains("Single '{' encountered"), "{log}");
     assert_eq!(lines.len(), 7, "{log}");
+}
+
+/// `python -m ARGS` in `dir`, with `CI` as given (empty: not CI).
+fn python_ci(venv: &Path, dir: &Path, args: &[&str], ci: &str) -> Output {
+    Command::new(venv.join("bin").join("python"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_MKDOCS_2_WARNING", "1")
+        .env("CI", ci)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn mkdocs_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_dates() {
+    let Some(venv) = generators() else { return };
+    let site = Site::empty();
+    let project = site.outside().join("project");
+    let pages = [
+        ("docs/index.md", "# Home\n\nWelcome.\n", "2021-02-03T04:05:06+00:00"),
+        ("docs/about.md", "# About\n\nWho we are.\n", "2022-05-06T07:08:09+02:00"),
+    ];
+    for (page, text, _) in pages {
+        let path = project.join(page);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    // A new user's one line, with the site not deployed yet (nothing answers at site_url).
+    let offline = switch::nowhere();
+    let config = |base: &str| {
+        format!(
+            "site_name: Demo\nsite_url: {base}\nsite_dir: {}\ntheme:\n  name: material\n\
+             plugins:\n  - search\n  - sitemapgen\n",
+            site.root.display()
+        )
+    };
+    fs::write(project.join("mkdocs.yml"), config(&offline)).unwrap();
+    let committed: Vec<(&str, &str)> = pages.iter().map(|(p, _, d)| (*p, *d)).collect();
+    switch::commit_each(&project, &committed);
+    let build = |ci: &str| python_ci(venv, &project, &["-m", "mkdocs", "build"], ci);
+
+    // Offline in CI: stopped, with the option that turns the reading off.
+    let failed = build("true");
+    assert!(!failed.status.success());
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        stderr.contains("CI is set") && stderr.contains("or set `state: false`"),
+        "{stderr}"
+    );
+
+    // Offline on a laptop: built, one note; each page dated by its source's last commit.
+    let log = succeeded(&build(""));
+    let notes = switch::state_notes(&log);
+    assert_eq!(notes.len(), 1, "{log}");
+    assert!(
+        notes[0].ends_with(&format!(
+            "{offline}sitemap.state.gz unreachable: dated from the files; set `state: false` \
+             to stop asking"
+        )),
+        "{log}"
+    );
+    let first = switch::dates(&site.sitemap_path(), &offline);
+    assert_eq!(
+        first.values().collect::<Vec<_>>(),
+        [pages[0].2, pages[1].2],
+        "each page dated by its source's commit"
+    );
+    // A local rebuild: MkDocs cleans site_dir; the state beside the project keeps every date.
+    let log = succeeded(&build(""));
+    assert!(log.contains("0 added, 0 removed, 0 re-dated, 2 kept"), "{log}");
+    assert_eq!(switch::dates(&site.sitemap_path(), &offline), first);
+    assert!(site.root.join("sitemap.state.gz").is_file(), "its copy, to deploy");
+
+    // The first deploy over the site MkDocs's own sitemap served: a fresh CI checkout (no
+    // .cache, no git history) keeps the dates that sitemap gave.
+    let live = site.outside().join("live");
+    let server = Server::files(live.clone());
+    let base = server.url("/");
+    let old = switch::old_dates(&[&base, &format!("{base}about/")]);
+    switch::serve_native_sitemap(&live, &old);
+    fs::remove_dir_all(project.join(".cache")).unwrap();
+    fs::remove_dir_all(project.join(".git")).unwrap();
+    fs::write(project.join("mkdocs.yml"), config(&base)).unwrap();
+    let log = succeeded(&build("true"));
+    assert!(
+        log.contains(&format!(
+            "no state at {base}sitemap.state.gz (404): the 2 URLs listed in {base}sitemap.xml \
+             keep the dates it gives them"
+        )),
+        "{log}"
+    );
+    assert_eq!(switch::dates(&site.sitemap_path(), &base), old);
+}
+
+#[test]
+fn sphinx_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_dates() {
+    let Some(venv) = generators() else { return };
+    let site = Site::empty();
+    let source = site.outside().join("source");
+    fs::create_dir_all(&source).unwrap();
+    let pages = [
+        ("index.rst", "Demo\n====\n\n.. toctree::\n\n   a\n", "2021-02-03T04:05:06+00:00"),
+        ("a.rst", "A\n=\n\nText a.\n", "2022-05-06T07:08:09+02:00"),
+    ];
+    for (page, text, _) in pages {
+        fs::write(source.join(page), text).unwrap();
+    }
+    let config = |base: &str| {
+        format!("project = 'Demo'\nextensions = ['sitemapgen_cli.sphinx']\nhtml_baseurl = '{base}'\n")
+    };
+    let offline = switch::nowhere();
+    fs::write(source.join("conf.py"), config(&offline)).unwrap();
+    let committed: Vec<(&str, &str)> = pages.iter().map(|(p, _, d)| (*p, *d)).collect();
+    switch::commit_each(&source, &committed);
+    let out = site.root.to_str().unwrap();
+    // `-E`, the output emptied first: nothing of an earlier build is left in it.
+    let build = |ci: &str| {
+        fs::remove_dir_all(&site.root).unwrap();
+        python_ci(venv, site.outside(), &["-m", "sphinx", "-E", "-b", "html", "source", out], ci)
+    };
+
+    let failed = build("true");
+    assert_eq!(failed.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        stderr.contains("CI is set") && stderr.contains("or set `sitemapgen_state = False`"),
+        "{stderr}"
+    );
+
+    let log = succeeded(&build(""));
+    let notes = switch::state_notes(&log);
+    assert_eq!(notes.len(), 1, "{log}");
+    assert!(
+        notes[0].ends_with(&format!(
+            "{offline}sitemap.state.gz unreachable: dated from the files; set \
+             `sitemapgen_state = False` to stop asking"
+        )),
+        "{log}"
+    );
+    let first = switch::dates(&site.sitemap_path(), &offline);
+    assert_eq!(first[&format!("{offline}index.html")], pages[0].2);
+    assert_eq!(first[&format!("{offline}a.html")], pages[1].2);
+    let log = succeeded(&build(""));
+    assert!(log.contains("0 added, 0 removed, 0 re-dated, 3 kept"), "{log}");
+    assert_eq!(switch::dates(&site.sitemap_path(), &offline), first);
+
+    // The first deploy over the site sphinx-sitemap's sitemap served, from a fresh checkout.
+    let live = site.outside().join("live");
+    let server = Server::files(live.clone());
+    let base = server.url("/");
+    let locs = ["index.html", "a.html", "genindex.html"].map(|page| format!("{base}{page}"));
+    let old = switch::old_dates(&locs.each_ref().map(String::as_str));
+    switch::serve_native_sitemap(&live, &old);
+    fs::remove_dir_all(source.join(".cache")).unwrap();
+    fs::remove_dir_all(source.join(".git")).unwrap();
+    fs::write(source.join("conf.py"), config(&base)).unwrap();
+    let log = succeeded(&build("true"));
+    assert!(log.contains("the 3 URLs listed in"), "{log}");
+    assert_eq!(switch::dates(&site.sitemap_path(), &base), old);
 }

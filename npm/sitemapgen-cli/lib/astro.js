@@ -1,8 +1,44 @@
 // The Astro integration: `integrations: [sitemapgen()]` in astro.config.mjs. After `astro
 // build` it runs sitemapgen on the output with `site` and `base` as the base URL; it only
 // maps the config to flags: every decision is the binary's.
+import fs from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { flags, joinBase, runSitemapgen, stateFlags } from "./run.js";
+
+/**
+ * Each page's source and its file in DIR: the pages of `src/pages/` and the entries of
+ * Starlight's `src/content/docs/` (their ids lowercased), where a page of that name was
+ * built (`about/index.html`, or with `build.format: "file"`, `about.html`).
+ */
+export function astroSources(config, dir) {
+  const src = fileURLToPath(config.srcDir ?? new URL("src/", config.root));
+  const sources = [];
+  for (const [folder, extensions, lower] of [
+    ["pages", /\.(astro|md|mdx|html)$/, false],
+    ["content/docs", /\.(md|mdx|mdoc)$/, true],
+  ]) {
+    const top = path.join(src, folder);
+    if (!fs.existsSync(top)) {
+      continue;
+    }
+    for (const rel of fs.readdirSync(top, { recursive: true })) {
+      const file = String(rel).split(path.sep).join("/");
+      if (!extensions.test(file) || file.includes("[")) {
+        continue;
+      }
+      let slug = file.replace(extensions, "").replace(/(^|\/)index$/, "");
+      slug = lower ? slug.toLowerCase() : slug;
+      const page = [slug ? `${slug}/index.html` : "index.html", `${slug}.html`].find(
+        (name) => fs.existsSync(path.join(dir, name)),
+      );
+      if (page) {
+        sources.push([path.join(top, rel), page]);
+      }
+    }
+  }
+  return sources;
+}
 
 /**
  * The flags for an Astro config: `site` + `base` as the base URL; `trailingSlash: "never"`
@@ -24,14 +60,23 @@ export function astroFlags(config, dir, options = {}) {
     }
   }
   if (options.state ?? true) {
-    args.push(...stateFlags(dir, base));
+    args.push(
+      ...stateFlags({
+        root: fileURLToPath(config.root),
+        dir,
+        base,
+        previousSitemap: options.previousSitemap,
+        sources: astroSources(config, dir),
+      }),
+    );
   }
   return args.concat(flags(options), [dir]);
 }
 
 /**
- * @param {{state?: boolean, images?: boolean, groups?: string[], xsl?: boolean | string,
- *   indexnowKeyEnv?: string, args?: string[], requireBinary?: boolean}} options
+ * @param {{state?: boolean, previousSitemap?: boolean | string, images?: boolean, groups?: string[], xsl?: boolean | string,
+ *   indexnowKeyEnv?: string, args?: string[],
+ *   requireBinary?: boolean}} options
  */
 export default function sitemapgen(options = {}) {
   let config;

@@ -2,6 +2,7 @@
 // docusaurus.config.js, with the classic preset's own sitemap off (`sitemap: false`). After
 // the build it runs sitemapgen on the output with `url` and `baseUrl` as the base URL; it
 // only maps the config to flags: every decision is the binary's.
+import path from "node:path";
 import { flags, joinBase, runSitemapgen, stateFlags } from "./run.js";
 
 /**
@@ -9,7 +10,7 @@ import { flags, joinBase, runSitemapgen, stateFlags } from "./run.js";
  * unset writes `intro/index.html` for `/intro` (`--no-trailing-slash`), `false` writes
  * `intro.html` for it (and `--clean-urls`), `true` needs no flag.
  */
-export function docusaurusFlags(siteConfig, outDir, options = {}) {
+export function docusaurusFlags(siteConfig, outDir, options = {}, sources = {}) {
   // Docusaurus itself refuses a config without a valid `url`, naming it, before the build.
   const base = joinBase(siteConfig.url, siteConfig.baseUrl ?? "/", "baseUrl in docusaurus.config.js");
   const args = ["--base-url", base];
@@ -20,9 +21,42 @@ export function docusaurusFlags(siteConfig, outDir, options = {}) {
     args.push("--clean-urls");
   }
   if (options.state ?? true) {
-    args.push(...stateFlags(outDir, base));
+    args.push(
+      ...stateFlags({
+        root: sources.siteDir ?? process.cwd(),
+        dir: outDir,
+        base,
+        previousSitemap: options.previousSitemap,
+        sources: sources.pages ?? [],
+      }),
+    );
   }
   return args.concat(flags(options), [outDir]);
+}
+
+/**
+ * Each doc's, blog post's and page's source and its URL, from the content of the docs, blog
+ * and pages plugins (`@site/docs/intro.md` at `/docs/intro`).
+ */
+export function docusaurusSources(siteDir, siteConfig, plugins = []) {
+  const items = [];
+  for (const { name, content } of plugins) {
+    if (name === "docusaurus-plugin-content-docs") {
+      for (const version of content?.loadedVersions ?? []) {
+        items.push(...version.docs);
+      }
+    } else if (name === "docusaurus-plugin-content-blog") {
+      items.push(...(content?.blogPosts ?? []).map((post) => post.metadata));
+    } else if (name === "docusaurus-plugin-content-pages") {
+      items.push(...(content ?? []));
+    }
+  }
+  return items
+    .filter((item) => item?.source?.startsWith("@site/") && item.permalink)
+    .map((item) => [
+      path.join(siteDir, item.source.slice("@site/".length)),
+      new URL(item.permalink, siteConfig.url).href,
+    ]);
 }
 
 const log = {
@@ -32,16 +66,18 @@ const log = {
 
 /**
  * @param {unknown} context
- * @param {{state?: boolean, images?: boolean, groups?: string[], xsl?: boolean | string,
- *   indexnowKeyEnv?: string, args?: string[], requireBinary?: boolean}} options
+ * @param {{state?: boolean, previousSitemap?: boolean | string, images?: boolean, groups?: string[], xsl?: boolean | string,
+ *   indexnowKeyEnv?: string, args?: string[],
+ *   requireBinary?: boolean}} options
  */
 export default function sitemapgen(context, options = {}) {
   return {
     name: "sitemapgen",
-    async postBuild({ siteConfig, outDir }) {
+    async postBuild({ siteConfig, outDir, siteDir, plugins }) {
       // Docusaurus's outDir ends with a slash, which would double in the state's path.
       const dir = outDir.replace(/\/$/, "");
-      await runSitemapgen(docusaurusFlags(siteConfig, dir, options), log, options.requireBinary);
+      const pages = docusaurusSources(siteDir, siteConfig, plugins);
+      await runSitemapgen(docusaurusFlags(siteConfig, dir, options, { siteDir, pages }), log, options.requireBinary);
     },
   };
 }

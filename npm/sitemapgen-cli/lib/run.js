@@ -1,10 +1,23 @@
-// What the generators' plugins share: the flags their options map to, and running the
-// binary with its messages in the generator's log.
-import { spawn } from "node:child_process";
+// What the generators' plugins share: the flags their options map to, the state's flags
+// (kept beside the project, its copy published with the site, the site's own sitemap as the
+// seed, the sources' git dates), and running the binary with its messages in the
+// generator's log.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { BinaryNotFound, NoBinary, binaryPath } from "./binary.js";
 
 export const STATE = "sitemap.state.gz";
+// Beside the project, where generators keep their caches: a cleaned output keeps no state.
+const CACHE = path.join(".cache", "sitemapgen");
+
+// The option that turns each flag off, as sitemapgen's messages name it.
+const OFF = {
+  "--state": "state: false",
+  "--state-url": "state: false",
+  "--previous-sitemap": "previousSitemap: false",
+};
 
 /**
  * The flags of the options every plugin has (`state` is each plugin's own).
@@ -31,26 +44,101 @@ export function flags(options = {}) {
 }
 
 /**
- * The site URL with the base path `path` (`KEY` names it in the config) as its path: joined
+ * The site URL with the base path `basePath` (`KEY` names it in the config) as its path: joined
  * as a path, never resolved as a URL, so that no base (`//evil.com/x`,
  * `https://evil.com/`) moves the sitemap and the state to another host; such a base is refused.
  */
-export function joinBase(site, path, key) {
-  if (/^[a-z][a-z0-9+.-]*:|^[/\\]{2}|\\|[\s\u0000-\u001f\u007f]/i.test(path)) {
+export function joinBase(site, basePath, key) {
+  if (/^[a-z][a-z0-9+.-]*:|^[/\\]{2}|\\|[\s\u0000-\u001f\u007f]/i.test(basePath)) {
     throw new Error(
-      `sitemapgen: error: ${key} ${JSON.stringify(path)} is not a path on the site (such as /docs/)`,
+      `sitemapgen: error: ${key} ${JSON.stringify(basePath)} is not a path on the site (such as /docs/)`,
     );
   }
   const url = new URL(site);
-  url.pathname = `/${path.replace(/^\/+/, "")}`.replace(/\/?$/, "/");
+  url.pathname = `/${basePath.replace(/^\/+/, "")}`.replace(/\/?$/, "/");
   url.search = "";
   url.hash = "";
   return url.href;
 }
 
-/** The state flags: in the site, read back from the live site ("CI without a cache"). */
-export function stateFlags(dir, base) {
-  return ["--state", `${dir}/${STATE}`, "--state-url", `${base}${STATE}`];
+/**
+ * The state's flags: the state kept in ROOT/.cache/sitemapgen/ (a folder per base URL path),
+ * its copy in DIR for the deploy to publish at BASE, read back from there where there is no
+ * local one (CI); with nothing published, the dates of `previousSitemap` (true, the default:
+ * BASE/sitemap.xml, the generator's own; false: none); `sources`, pairs of a source file and
+ * its page's file relative to DIR, dated by their last commit (--source-dates).
+ */
+export function stateFlags({ root, dir, base, previousSitemap = true, sources = [] }) {
+  const cache = path.join(root, CACHE, ...new URL(base).pathname.split("/").filter(Boolean));
+  const args = [
+    "--state",
+    path.join(cache, STATE),
+    "--state-copy",
+    `${dir}/${STATE}`,
+    "--state-url",
+    `${base}${STATE}`,
+  ];
+  if (previousSitemap === true) {
+    args.push("--previous-sitemap", `${base}sitemap.xml`);
+  } else if (previousSitemap) {
+    args.push("--previous-sitemap", previousSitemap);
+  }
+  const dates = gitDates(root, sources);
+  if (dates.size > 0) {
+    fs.mkdirSync(cache, { recursive: true });
+    const file = path.join(cache, "source-dates.tsv");
+    const lines = [...dates].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    fs.writeFileSync(file, lines.map(([page, date]) => `${page}\t${date}\n`).join(""));
+    args.push("--source-dates", file);
+  }
+  return args;
+}
+
+/**
+ * Map of page → the date of its source's last commit, for the [source, page] pairs of
+ * `sources` that git knows, when ROOT lies in a git checkout (empty otherwise): one
+ * `git log` pass, newest first.
+ */
+export function gitDates(root, sources) {
+  const git = (args, cwd) =>
+    spawnSync("git", ["-c", "core.quotePath=false", ...args], {
+      cwd,
+      encoding: "utf8",
+      maxBuffer: 1 << 30,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+  const dates = new Map();
+  const top = git(["rev-parse", "--show-toplevel"], root);
+  if (top.error || top.status !== 0 || sources.length === 0) {
+    return dates;
+  }
+  const topDir = fs.realpathSync(top.stdout.trim());
+  const pages = new Map();
+  for (const [source, page] of sources) {
+    let real;
+    try {
+      real = fs.realpathSync(source);
+    } catch {
+      continue;
+    }
+    const rel = path.relative(topDir, real).split(path.sep).join("/");
+    if (!rel.startsWith("../")) {
+      pages.set(rel, [...(pages.get(rel) ?? []), page]);
+    }
+  }
+  const log = git(["log", "--no-renames", "--name-only", "--format=%x00%cI", "--", "."], topDir);
+  let date;
+  for (const line of (log.stdout ?? "").split("\n")) {
+    if (line.startsWith("\0")) {
+      date = line.slice(1);
+    } else if (pages.has(line)) {
+      for (const page of pages.get(line)) {
+        dates.set(page, date);
+      }
+      pages.delete(line);
+    }
+  }
+  return dates;
 }
 
 // The warning of a platform without a binary is given once a process (Docusaurus runs the
@@ -65,6 +153,9 @@ let warned = false;
  * `requireBinary`: then it rejects.
  */
 export function runSitemapgen(args, log, requireBinary = false) {
+  // A message's "drop FLAG" names the plugin's option that turns FLAG off.
+  const named = (line) =>
+    line.replace(/drop (--[a-z-]+)/g, (all, flag) => (OFF[flag] ? `set \`${OFF[flag]}\`` : all));
   let binary;
   try {
     binary = binaryPath();
@@ -89,6 +180,7 @@ export function runSitemapgen(args, log, requireBinary = false) {
       if (line === "") {
         return;
       }
+      line = named(line);
       if (error.length > 0 || line.startsWith("sitemapgen: error: ")) {
         error.push(line);
       } else if (line.startsWith("sitemapgen: warning: ")) {

@@ -113,12 +113,15 @@ impl<'c> Frozen<'c> {
         }
     }
 
+    /// The date of `page`, listed as `url`: the recorded one while its content is the same;
+    /// else, for a page new to the state, `source` (--source-dates) or `fresh`; for a
+    /// changed one, `fresh`. `declared` is the date the page declares.
     pub(super) fn date(
         &mut self,
         page: &Page,
         url: &Listed,
         read: Option<(blake3::Hash, Option<Fingerprint>)>,
-        declared: Option<&str>,
+        (declared, source): (Option<&str>, Option<&str>),
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
     ) -> Result<(Option<String>, Option<Recorded>)> {
@@ -161,7 +164,11 @@ impl<'c> Frozen<'c> {
             }
             None => {
                 self.churn.added += 1;
-                (fresh(report)?, Some(Kind::Added), 0)
+                let lastmod = match source {
+                    Some(date) => Some(date.to_string()),
+                    None => fresh(report)?,
+                };
+                (lastmod, Some(Kind::Added), 0)
             }
         };
         if streak >= RESTLESS {

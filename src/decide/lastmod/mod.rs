@@ -22,6 +22,7 @@ use crate::state::{Fingerprint, Found};
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
 use git::GitDates;
+use super::sources::SourceDates;
 
 /// How dates are made.
 #[derive(Debug)]
@@ -110,6 +111,8 @@ pub struct Dater<'c> {
     clamp: Option<i64>,
     git: Option<GitDates>,
     frozen: Option<Frozen<'c>>,
+    /// --source-dates: the first date of a page the state does not know.
+    sources: SourceDates,
 }
 
 impl<'c> Dater<'c> {
@@ -117,6 +120,7 @@ impl<'c> Dater<'c> {
     pub fn new(
         settings: &'c Settings,
         found: Option<&Found>,
+        sources: SourceDates,
         report: &mut Report,
     ) -> Result<Dater<'c>> {
         let git = match settings.mode.uses_git() {
@@ -141,6 +145,7 @@ impl<'c> Dater<'c> {
             clamp: settings.source_date_epoch,
             git,
             frozen,
+            sources,
         })
     }
 
@@ -170,13 +175,20 @@ impl<'c> Dater<'c> {
             clamp,
             git,
             frozen,
+            sources,
         } = self;
         let declared = declared.as_deref();
         let mut fresh =
             |report: &mut Report| fresh_date(mode, declared, *clamp, git.as_mut(), page, report);
-        match frozen {
-            None => Ok((fresh(report)?, None)),
-            Some(frozen) => frozen.date(page, url, read, declared, report, fresh),
+        // A new page's date: the one it declares, else its source's, else the mode's.
+        let source = sources
+            .get(&page.rel, url.path)
+            .or_else(|| sources.get(&page.rel, url.key))
+            .filter(|_| declared.is_none());
+        match (frozen, source) {
+            (None, Some(date)) => Ok((Some(date.to_string()), None)),
+            (None, None) => Ok((fresh(report)?, None)),
+            (Some(frozen), _) => frozen.date(page, url, read, (declared, source), report, fresh),
         }
     }
 
