@@ -407,6 +407,12 @@ fn action_runs_with_the_state_in_the_site_and_gives_the_counts() {
         "{}",
         String::from_utf8_lossy(&done.stderr)
     );
+    // Seeded by default from the site's own sitemap, none published yet.
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        stderr.contains(&format!("no sitemap at {base}/sitemap.xml (404): a first run")),
+        "{stderr}"
+    );
     let summary = site.outside().join("runner/sitemapgen-summary.json");
     assert_eq!(
         outputs(&site),
