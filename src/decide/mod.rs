@@ -29,12 +29,12 @@ use crate::scan::images::{ImageRules, MAX_IMAGES};
 use crate::state::Found;
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping};
 use crate::walk::Page;
-use sources::SourceDates;
 use added::Added;
 use lastmod::{Churn, Dater, Listed, Recorded};
 use plan::Judged;
 pub use plan::{Planned, Planner, Prepared};
 use rules::{GroupRules, ValueRules};
+use sources::SourceDates;
 use verdict::{Form, Verdict, suggested_base};
 
 /// How pages are decided.

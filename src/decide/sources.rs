@@ -75,7 +75,9 @@ impl SourceDates {
                 let Ok(loc) = std::str::from_utf8(page) else {
                     return Err(usage(format!("{at}: the URL is not UTF-8")));
                 };
-                added::check(&at, loc, None, base, &base_url)?.path.into_bytes()
+                added::check(&at, loc, None, base, &base_url)?
+                    .path
+                    .into_bytes()
             } else {
                 let page = page.strip_prefix(b"./").unwrap_or(page);
                 if page.is_empty() || page.starts_with(b"/") {

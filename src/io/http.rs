@@ -67,7 +67,12 @@ fn unreachable(err: &ureq::Error) -> bool {
         // A failed name lookup is an io error of no kind of its own.
         ureq::Error::Io(err) => !matches!(
             err.kind(),
-            TimedOut | ConnectionReset | ConnectionAborted | UnexpectedEof | BrokenPipe | InvalidData
+            TimedOut
+                | ConnectionReset
+                | ConnectionAborted
+                | UnexpectedEof
+                | BrokenPipe
+                | InvalidData
         ),
         _ => false,
     }

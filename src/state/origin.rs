@@ -114,7 +114,10 @@ pub fn find(settings: &Settings, base: &BaseUrl, report: &mut Report) -> Result<
             Err(err) => return unreachable(err, settings.ci, "--previous-sitemap", report),
         }
     }
-    report.note(format!("{}: a first run, every page is new", none.join(", ")));
+    report.note(format!(
+        "{}: a first run, every page is new",
+        none.join(", ")
+    ));
     Ok(found(OldState::empty()))
 }
 

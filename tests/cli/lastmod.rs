@@ -880,17 +880,30 @@ fn source_dates_date_the_pages_the_state_does_not_know_yet() {
     assert_eq!(run("2024-01-01", false), given);
     assert_eq!(run("2024-01-01", true), given);
     // Then the state keeps them; a page whose content changed takes the run's date.
-    fs::write(site.path("a.html"), "<html><body><main>Changed.</main></body></html>").unwrap();
+    fs::write(
+        site.path("a.html"),
+        "<html><body><main>Changed.</main></body></html>",
+    )
+    .unwrap();
     let mut changed = given.clone();
     changed[0].1 = "2025-01-01".into();
     assert_eq!(run("2025-01-01", true), changed);
 
     for (text, expected) in [
-        ("a.html 2020-01-01\n", ":1: not a page's file or URL, a tab and a date"),
+        (
+            "a.html 2020-01-01\n",
+            ":1: not a page's file or URL, a tab and a date",
+        ),
         ("a.html\tyesterday\n", ":1: \"yesterday\" is not a W3C date"),
         ("/a.html\t2020-01-01\n", "named by its path relative to DIR"),
-        ("https://other.example/a\t2020-01-01\n", "is outside the base URL"),
-        ("a.html\t2020-01-01\n./a.html\t2020-01-02\n", ":2: ./a.html is given a date already on line 1"),
+        (
+            "https://other.example/a\t2020-01-01\n",
+            "is outside the base URL",
+        ),
+        (
+            "a.html\t2020-01-01\n./a.html\t2020-01-02\n",
+            ":2: ./a.html is given a date already on line 1",
+        ),
     ] {
         fs::write(&sources, text).unwrap();
         site.command(&["--source-dates"])

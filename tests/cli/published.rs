@@ -983,7 +983,10 @@ fn a_site_out_of_reach_is_a_first_run_told_once_but_in_ci_it_stops_the_run() {
             )],
             "one line, and the sitemap's URL is not asked for"
         );
-        assert_eq!(validate::sitemap(&site.sitemap_path(), crate::harness::BASE).len(), 2);
+        assert_eq!(
+            validate::sitemap(&site.sitemap_path(), crate::harness::BASE).len(),
+            2
+        );
         assert!(site.root.join("sitemap.state.gz").is_file());
     }
     let (site, before, run) = run("true");
@@ -1011,7 +1014,10 @@ fn a_site_out_of_reach_is_a_first_run_told_once_but_in_ci_it_stops_the_run() {
 fn an_html_page_for_the_state_and_the_sitemap_is_nothing_published_told_in_one_line() {
     // A single-page app's host: every path is its page.
     let server = Server::start(|_| {
-        Reply::status(200, "\n<!DOCTYPE html><html><head><title>App</title></head></html>")
+        Reply::status(
+            200,
+            "\n<!DOCTYPE html><html><head><title>App</title></head></html>",
+        )
     });
     let site = site_with_old_sitemap();
     let (state, sitemap) = (server.url("/sitemap.state.gz"), server.url("/sitemap.xml"));
@@ -1087,10 +1093,9 @@ fn a_state_kept_outside_the_output_survives_its_cleaning_and_its_copy_is_publish
     // The copy replaces only a state.
     let site = build(None, 1_700_000_000);
     fs::write(site.root.join("sitemap.state.gz"), "my notes\n").unwrap();
-    local(&site, "2024-01-01").expect_code(2).stderr_has(&[
-        "--state-copy",
-        "exists and is not a state of sitemapgen",
-    ]);
+    local(&site, "2024-01-01")
+        .expect_code(2)
+        .stderr_has(&["--state-copy", "exists and is not a state of sitemapgen"]);
     assert_eq!(
         fs::read_to_string(site.root.join("sitemap.state.gz")).unwrap(),
         "my notes\n"

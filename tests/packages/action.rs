@@ -410,7 +410,9 @@ fn action_runs_with_the_state_in_the_site_and_gives_the_counts() {
     // Seeded by default from the site's own sitemap, none published yet.
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(
-        stderr.contains(&format!("no sitemap at {base}/sitemap.xml (404): a first run")),
+        stderr.contains(&format!(
+            "no sitemap at {base}/sitemap.xml (404): a first run"
+        )),
         "{stderr}"
     );
     let summary = site.outside().join("runner/sitemapgen-summary.json");

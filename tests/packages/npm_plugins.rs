@@ -51,7 +51,13 @@ fn project(generator: &str) -> Option<(PathBuf, Project)> {
 /// Runs the generator's CLI SCRIPT with ARGS in DIR under node, with Node's options OPTIONS:
 /// its output, stdout and stderr together.
 fn build(script: &Path, options: &str, dir: &Path, args: &[&str]) -> (Output, String) {
-    build_ci(script, options, dir, args, &std::env::var("CI").unwrap_or_default())
+    build_ci(
+        script,
+        options,
+        dir,
+        args,
+        &std::env::var("CI").unwrap_or_default(),
+    )
 }
 
 /// `build`, with `CI` as given (empty: not CI).
@@ -194,7 +200,10 @@ fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     ];
     switch::commit_each(&dir, &dated);
     let (output, log) = build_ci(&astro, SYMLINKS, &dir, &["build"], "true");
-    assert!(!output.status.success() && log.contains("or set `state: false`"), "{log}");
+    assert!(
+        !output.status.success() && log.contains("or set `state: false`"),
+        "{log}"
+    );
     let (output, log) = build_ci(&astro, SYMLINKS, &dir, &["build"], "");
     succeeded(&output);
     let notes = switch::state_notes(&log);
@@ -213,7 +222,10 @@ fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     fs::remove_dir_all(&site.root).unwrap();
     let (output, log) = build_ci(&astro, SYMLINKS, &dir, &["build"], "");
     succeeded(&output);
-    assert!(log.contains("0 added, 0 removed, 0 re-dated, 7 kept"), "{log}");
+    assert!(
+        log.contains("0 added, 0 removed, 0 re-dated, 7 kept"),
+        "{log}"
+    );
     assert_eq!(switch::dates(&site.sitemap_path(), &offline), first);
     fs::remove_dir_all(dir.join(".cache")).unwrap();
     fs::remove_dir_all(dir.join(".git")).unwrap();
@@ -355,7 +367,10 @@ fn docusaurus_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     ];
     switch::commit_each(&dir, &dated);
     let (output, log) = build_ci(&docusaurus, "", &dir, &args, "true");
-    assert!(!output.status.success() && log.contains("or set `state: false`"), "{log}");
+    assert!(
+        !output.status.success() && log.contains("or set `state: false`"),
+        "{log}"
+    );
     let (output, log) = build_ci(&docusaurus, "", &dir, &args, "");
     succeeded(&output);
     let notes = switch::state_notes(&log);
@@ -373,8 +388,14 @@ fn docusaurus_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     // A local rebuild: Docusaurus empties the output; the state beside it keeps every date.
     let (output, log) = build_ci(&docusaurus, "", &dir, &args, "");
     succeeded(&output);
-    assert!(log.contains("0 added, 0 removed, 0 re-dated, 3 kept"), "{log}");
-    assert_eq!(switch::dates(&site.sitemap_path(), &format!("{offline}docs/")), first);
+    assert!(
+        log.contains("0 added, 0 removed, 0 re-dated, 3 kept"),
+        "{log}"
+    );
+    assert_eq!(
+        switch::dates(&site.sitemap_path(), &format!("{offline}docs/")),
+        first
+    );
     fs::remove_dir_all(dir.join(".cache")).unwrap();
     fs::remove_dir_all(dir.join(".git")).unwrap();
 

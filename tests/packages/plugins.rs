@@ -452,8 +452,16 @@ fn mkdocs_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
     let site = Site::empty();
     let project = site.outside().join("project");
     let pages = [
-        ("docs/index.md", "# Home\n\nWelcome.\n", "2021-02-03T04:05:06+00:00"),
-        ("docs/about.md", "# About\n\nWho we are.\n", "2022-05-06T07:08:09+02:00"),
+        (
+            "docs/index.md",
+            "# Home\n\nWelcome.\n",
+            "2021-02-03T04:05:06+00:00",
+        ),
+        (
+            "docs/about.md",
+            "# About\n\nWho we are.\n",
+            "2022-05-06T07:08:09+02:00",
+        ),
     ];
     for (page, text, _) in pages {
         let path = project.join(page);
@@ -502,9 +510,15 @@ fn mkdocs_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
     );
     // A local rebuild: MkDocs cleans site_dir; the state beside the project keeps every date.
     let log = succeeded(&build(""));
-    assert!(log.contains("0 added, 0 removed, 0 re-dated, 2 kept"), "{log}");
+    assert!(
+        log.contains("0 added, 0 removed, 0 re-dated, 2 kept"),
+        "{log}"
+    );
     assert_eq!(switch::dates(&site.sitemap_path(), &offline), first);
-    assert!(site.root.join("sitemap.state.gz").is_file(), "its copy, to deploy");
+    assert!(
+        site.root.join("sitemap.state.gz").is_file(),
+        "its copy, to deploy"
+    );
 
     // The first deploy over the site MkDocs's own sitemap served: a fresh CI checkout (no
     // .cache, no git history) keeps the dates that sitemap gave.
@@ -534,14 +548,20 @@ fn sphinx_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
     let source = site.outside().join("source");
     fs::create_dir_all(&source).unwrap();
     let pages = [
-        ("index.rst", "Demo\n====\n\n.. toctree::\n\n   a\n", "2021-02-03T04:05:06+00:00"),
+        (
+            "index.rst",
+            "Demo\n====\n\n.. toctree::\n\n   a\n",
+            "2021-02-03T04:05:06+00:00",
+        ),
         ("a.rst", "A\n=\n\nText a.\n", "2022-05-06T07:08:09+02:00"),
     ];
     for (page, text, _) in pages {
         fs::write(source.join(page), text).unwrap();
     }
     let config = |base: &str| {
-        format!("project = 'Demo'\nextensions = ['sitemapgen_cli.sphinx']\nhtml_baseurl = '{base}'\n")
+        format!(
+            "project = 'Demo'\nextensions = ['sitemapgen_cli.sphinx']\nhtml_baseurl = '{base}'\n"
+        )
     };
     let offline = switch::nowhere();
     fs::write(source.join("conf.py"), config(&offline)).unwrap();
@@ -551,7 +571,12 @@ fn sphinx_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
     // `-E`, the output emptied first: nothing of an earlier build is left in it.
     let build = |ci: &str| {
         fs::remove_dir_all(&site.root).unwrap();
-        python_ci(venv, site.outside(), &["-m", "sphinx", "-E", "-b", "html", "source", out], ci)
+        python_ci(
+            venv,
+            site.outside(),
+            &["-m", "sphinx", "-E", "-b", "html", "source", out],
+            ci,
+        )
     };
 
     let failed = build("true");
@@ -576,7 +601,10 @@ fn sphinx_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
     assert_eq!(first[&format!("{offline}index.html")], pages[0].2);
     assert_eq!(first[&format!("{offline}a.html")], pages[1].2);
     let log = succeeded(&build(""));
-    assert!(log.contains("0 added, 0 removed, 0 re-dated, 3 kept"), "{log}");
+    assert!(
+        log.contains("0 added, 0 removed, 0 re-dated, 3 kept"),
+        "{log}"
+    );
     assert_eq!(switch::dates(&site.sitemap_path(), &offline), first);
 
     // The first deploy over the site sphinx-sitemap's sitemap served, from a fresh checkout.

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 
+use super::sources::SourceDates;
 use crate::error::UsageError;
 use crate::report::{Report, Warning};
 use crate::scan::digest::DigestRules;
@@ -22,7 +23,6 @@ use crate::state::{Fingerprint, Found};
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
 use git::GitDates;
-use super::sources::SourceDates;
 
 /// How dates are made.
 #[derive(Debug)]
