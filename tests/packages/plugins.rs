@@ -485,23 +485,12 @@ fn mkdocs_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
     // Offline in CI: stopped, with the option that turns the reading off.
     let failed = build("true");
     assert!(!failed.status.success());
-    let stderr = String::from_utf8_lossy(&failed.stderr);
-    assert!(
-        stderr.contains("CI is set") && stderr.contains("or set `state: false`"),
-        "{stderr}"
-    );
+    switch::assert_failed_in_ci(&String::from_utf8_lossy(&failed.stderr), "state: false");
 
     // Offline on a laptop: built, one note; each page dated by its source's last commit.
     let log = succeeded(&build(""));
-    let notes = switch::state_notes(&log);
-    assert_eq!(notes.len(), 1, "{log}");
-    assert!(
-        notes[0].ends_with(&format!(
-            "{offline}sitemap.state.gz unreachable: dated from the files; set `state: false` \
-             to stop asking"
-        )),
-        "{log}"
-    );
+    let state_url = format!("{offline}sitemap.state.gz");
+    switch::assert_one_offline_note(&log, &state_url, "state: false");
     let first = switch::dates(&site.sitemap_path(), &offline);
     assert_eq!(
         first.values().collect::<Vec<_>>(),
@@ -582,21 +571,11 @@ fn sphinx_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
     let failed = build("true");
     assert_eq!(failed.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&failed.stderr);
-    assert!(
-        stderr.contains("CI is set") && stderr.contains("or set `sitemapgen_state = False`"),
-        "{stderr}"
-    );
+    switch::assert_failed_in_ci(&stderr, "sitemapgen_state = False");
 
     let log = succeeded(&build(""));
-    let notes = switch::state_notes(&log);
-    assert_eq!(notes.len(), 1, "{log}");
-    assert!(
-        notes[0].ends_with(&format!(
-            "{offline}sitemap.state.gz unreachable: dated from the files; set \
-             `sitemapgen_state = False` to stop asking"
-        )),
-        "{log}"
-    );
+    let state_url = format!("{offline}sitemap.state.gz");
+    switch::assert_one_offline_note(&log, &state_url, "sitemapgen_state = False");
     let first = switch::dates(&site.sitemap_path(), &offline);
     assert_eq!(first[&format!("{offline}index.html")], pages[0].2);
     assert_eq!(first[&format!("{offline}a.html")], pages[1].2);

@@ -74,3 +74,26 @@ pub fn state_notes(log: &str) -> Vec<&str> {
         .filter(|line| !line.contains("since the state"))
         .collect()
 }
+
+/// A build's log in CI with the site out of reach: it failed, naming `option`.
+#[track_caller]
+pub fn assert_failed_in_ci(log: &str, option: &str) {
+    assert!(
+        log.contains("CI is set") && log.contains(&format!("or set `{option}`")),
+        "{log}"
+    );
+}
+
+/// A build's log outside CI with the site out of reach: one note on the state, that says
+/// `state_url` is out of reach and names `option`.
+#[track_caller]
+pub fn assert_one_offline_note(log: &str, state_url: &str, option: &str) {
+    let notes = state_notes(log);
+    assert_eq!(notes.len(), 1, "{log}");
+    assert!(
+        notes[0].ends_with(&format!(
+            "{state_url} unreachable: dated from the files; set `{option}` to stop asking"
+        )),
+        "{log}"
+    );
+}
