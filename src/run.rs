@@ -51,11 +51,21 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     }
     foreign_stylesheet(settings, report)?;
     let (found, mut new_state) = load_state(settings, report)?;
+    // Read before the walk: what cannot be is said first.
+    let foreign = sitemap::foreign::entries(&settings.sitemap.foreign, report)?;
     let Collected {
         collector,
         collected,
         churn,
     } = collect(settings, found.as_ref(), new_state.as_mut(), report)?;
+    if collected == 0 && foreign.is_empty() {
+        bail!(
+            "no pages in {} ({} left out); an empty sitemap is not valid\n\
+             hint: check DIR and --include, or run with -v to see what was left out",
+            settings.walk.root.display(),
+            report::count(report.left_out_count(), "file")
+        );
+    }
     let max_churn = settings.state.as_ref().and_then(|s| s.max_churn);
     let churn_stop = churn
         .as_ref()
@@ -73,7 +83,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
         (Destination::File(files), false) => Some(Publishing::lock(files.dir())?),
         _ => None,
     };
-    let outputs = sitemap::arrange(&settings.sitemap, done)?;
+    let outputs = sitemap::arrange(&settings.sitemap, done, &foreign)?;
     let Destination::File(files) = &settings.sitemap.destination else {
         // A preview on standard output: no state, no robots.txt.
         for (path, written) in outputs {
@@ -95,7 +105,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     };
     companions.extend(publish::plan_key_file(&settings.publish)?);
     companions.extend(publish::plan_stylesheet(&settings.publish)?);
-    let place = place(files, format, shards);
+    let place = place(files, format, shards, foreign.len());
     // Known before anything is published, so that the summary goes out with the sitemap.
     let summary = settings.summary_json.as_ref().map(|to| {
         let robots = robots.as_ref().is_some_and(|plan| plan.new.is_some());
@@ -168,14 +178,6 @@ fn collect<'s>(
         report.added_url();
     }
     decider.finish(report)?;
-    if collected == 0 {
-        bail!(
-            "no pages in {} ({} left out); an empty sitemap is not valid\n\
-             hint: check DIR and --include, or run with -v to see what was left out",
-            settings.walk.root.display(),
-            report::count(report.left_out_count(), "file")
-        );
-    }
 
     Ok(Collected {
         collector,
@@ -239,11 +241,15 @@ fn temp_dirs(settings: &Settings) -> Vec<PathBuf> {
     dirs
 }
 
-/// Where the summary says the URLs went.
-fn place(files: &Files, format: Format, shards: usize) -> String {
+/// Where the summary says the URLs went, beside the `foreign` sitemaps the index lists.
+fn place(files: &Files, format: Format, shards: usize, foreign: usize) -> String {
     if !files.groups().is_empty() {
         let sitemaps = report::count(shards as u64, "sitemap");
-        return format!("in {sitemaps} indexed by {}", files.path.display());
+        let others = match foreign {
+            0 => String::new(),
+            n => format!(" (with {} of others)", report::count(n as u64, "sitemap")),
+        };
+        return format!("in {sitemaps} indexed by {}{others}", files.path.display());
     }
     if shards == 1 {
         return format!("to {}", files.path.display());

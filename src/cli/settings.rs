@@ -19,6 +19,8 @@ use crate::scan::digest::{DigestRules, Mode};
 use crate::scan::images::ImageRules;
 use crate::submit::indexnow;
 use crate::url::{BaseUrl, Mapping};
+use crate::sitemap::foreign;
+use crate::walk::builds;
 use crate::walk::rules::{RuleSpec, Rules};
 use crate::walk::{ListFrom, Source};
 use crate::{decide, publish, sitemap, state, walk};
@@ -78,17 +80,30 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     }
     let groups = GroupRules::new(&cli.group)?;
     let mut output = Place::new(&cli, &dir, &base, &groups)?;
-    let rules = Rules::new(&RuleSpec {
+    let mut rules = Rules::new(&RuleSpec {
         includes: &cli.include,
         excludes: &cli.exclude,
         default_excludes: !cli.no_default_excludes,
         hidden: cli.hidden,
         own_output: output.own(),
     })?;
+    let found = match sub_builds(&cli) {
+        true => builds::find(&dir, &builds::Choose::new(&cli.sub_build)?, &rules)?,
+        false => builds::Found::default(),
+    };
+    rules.set_apart(found.apart());
     let claimed = claim_outputs(&cli, &dir, &rules, &mut output, indexnow_key.as_ref())?;
     let verbosity = verbosity(&cli);
     let (state, frozen) = state_settings(&cli, &dir, &output, &claimed);
     let lastmod = lastmod_settings(&cli, &dir, frozen, source_date_epoch);
+    let foreign = foreign::Settings {
+        root: dir.clone(),
+        base: base.clone(),
+        sub_builds: found.builds,
+        problems: found.problems,
+        index_add: claimed.index_add,
+        timeout: Duration::from_secs(cli.http_timeout),
+    };
     Ok(Settings {
         state,
         decide: decide_settings(&cli, &base, &dir, &rules, groups, lastmod)?,
@@ -100,7 +115,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             indexnow_key,
             write_xsl: cli.write_xsl,
         },
-        sitemap: sitemap_settings(&cli, &base, output, claimed.index_add),
+        sitemap: sitemap_settings(&cli, &base, output, foreign),
         check: cli.check,
         summary_json: claimed.summary_json,
         verbosity,
@@ -137,8 +152,8 @@ fn check_values(cli: &Cli) -> Result<()> {
     }
     if grouped(cli) && txt {
         bail!(
-            "a text sitemap has no index to group sitemaps under: drop --group and \
-             --index-add, or --format txt"
+            "a text sitemap has no index to group sitemaps under: drop --group, \
+             --index-add and --sub-builds, or --format txt"
         );
     }
     if (cli.xsl.is_some() || cli.write_xsl) && txt {
@@ -149,7 +164,12 @@ fn check_values(cli: &Cli) -> Result<()> {
 
 /// Whether the pages are split into groups under an index.
 pub(super) fn grouped(cli: &Cli) -> bool {
-    !cli.group.is_empty() || !cli.index_add.is_empty()
+    !cli.group.is_empty() || !cli.index_add.is_empty() || sub_builds(cli)
+}
+
+/// Whether the sitemap is an index over the sub-builds (`--sub-build` implies it).
+fn sub_builds(cli: &Cli) -> bool {
+    cli.sub_builds || !cli.sub_build.is_empty()
 }
 
 fn source_date_epoch() -> Result<Option<i64>> {
@@ -276,7 +296,7 @@ fn sitemap_settings(
     cli: &Cli,
     base: &BaseUrl,
     output: Place,
-    index_add: Vec<String>,
+    foreign: foreign::Settings,
 ) -> sitemap::Settings {
     sitemap::Settings {
         format: cli.format,
@@ -291,7 +311,7 @@ fn sitemap_settings(
             cli.write_xsl
                 .then(|| format!("{}{}", base.path(), publish::STYLESHEET))
         }),
-        index_add,
+        foreign,
         hreflang_default: cli.hreflang_default.clone(),
     }
 }

@@ -73,23 +73,7 @@ pub fn parse(
     what: &dyn std::fmt::Display,
     deadline: Option<&Deadline>,
 ) -> Result<Document> {
-    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        // A sitemap's own limit is 50 MiB; past MAX_SITEMAP it is a bomb, not a sitemap.
-        let mut plain = Vec::new();
-        flate2::read::GzDecoder::new(bytes.as_slice())
-            .take(MAX_SITEMAP + 1)
-            .read_to_end(&mut plain)
-            .with_context(|| format!("cannot decompress {what}"))?;
-        if plain.len() as u64 > MAX_SITEMAP {
-            bail!(
-                "{what} is over {} decompressed: no sitemap is",
-                input::size(MAX_SITEMAP)
-            );
-        }
-        plain
-    } else {
-        bytes
-    };
+    let bytes = plain(bytes, what)?;
     if !bytes.trim_ascii_start().starts_with(b"<") {
         let text = String::from_utf8_lossy(&bytes);
         return Ok(Document::Urls(
@@ -109,6 +93,38 @@ pub fn parse(
     } else {
         Document::Index(shards)
     })
+}
+
+/// `bytes` decompressed if they are gzip, within `MAX_SITEMAP`.
+pub fn plain(bytes: Vec<u8>, what: &dyn std::fmt::Display) -> Result<Vec<u8>> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    // A sitemap's own limit is 50 MiB; past MAX_SITEMAP it is a bomb, not a sitemap.
+    let mut plain = Vec::new();
+    flate2::read::GzDecoder::new(bytes.as_slice())
+        .take(MAX_SITEMAP + 1)
+        .read_to_end(&mut plain)
+        .with_context(|| format!("cannot decompress {what}"))?;
+    if plain.len() as u64 > MAX_SITEMAP {
+        bail!(
+            "{what} is over {} decompressed: no sitemap is",
+            input::size(MAX_SITEMAP)
+        );
+    }
+    Ok(plain)
+}
+
+/// Each `<url>`'s loc and lastmod of the sitemap XML in `bytes` (plain), given to `url` in
+/// their order, read by `deadline` if one is given; returns the locs of an index's
+/// sitemaps. Damage is an error: a sitemap read to be vouched for must be whole.
+pub fn each_url(
+    bytes: &[u8],
+    what: &dyn std::fmt::Display,
+    deadline: Option<&Deadline>,
+    mut url: impl FnMut(String, Option<String>),
+) -> Result<Vec<String>> {
+    read_xml(bytes, what, deadline, true, |loc, lastmod, _| url(loc, lastmod))
 }
 
 /// A `<url>` as a sitemap writes it, and the line its element starts on.

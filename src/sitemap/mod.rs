@@ -3,9 +3,9 @@
 //! added near the end rewrites only the last shards. One document is the sitemap itself;
 //! more become `STEM-1.xml`, `STEM-2.xml`, … with the output as their index.
 //!
-//! With groups (`--group`, `--index-add`), each group's URLs go into documents of their own,
-//! `STEM-NAME.xml` (or `STEM-NAME-1.xml`, … past the limits), and the output is always the
-//! index over them, and over the sitemaps `--index-add` names.
+//! With groups (`--group`, `--index-add`, `--sub-builds`), each group's URLs go into
+//! documents of their own, `STEM-NAME.xml` (or `STEM-NAME-1.xml`, … past the limits), and
+//! the output is always the index over them, and over the sitemaps of others (`foreign`).
 //!
 //! When heads are read, hreflang alternates can only be checked once every URL is known:
 //! the URLs then wait in a spool for a second pass, which also knows by then which
@@ -14,6 +14,7 @@
 //! read back only when one does.
 
 pub mod alternates;
+pub mod foreign;
 pub mod spool;
 pub mod xml;
 
@@ -52,8 +53,9 @@ pub struct Settings {
     pub scratch: bool,
     /// --xsl (or --write-xsl's stylesheet): the href of every XML file's stylesheet.
     pub stylesheet: Option<String>,
-    /// --index-add: the URLs of others' sitemaps, which the index lists after the groups'.
-    pub index_add: Vec<String>,
+    /// The sitemaps of others (sub-builds', --index-add's), which the index lists after the
+    /// groups'.
+    pub foreign: foreign::Settings,
     /// --hreflang-default: the language whose page is a cluster's `x-default`.
     pub hreflang_default: Option<String>,
 }
@@ -328,8 +330,12 @@ fn can_split(settings: &Settings) -> Result<&str> {
 
 /// Every file to publish with its target, the index last: the output alone, or the shards
 /// or the groups' documents and the index over them (a text sitemap has no index: its
-/// shards stand alone). Standard output's target is `-`.
-pub fn arrange(settings: &Settings, done: Vec<Vec<Done>>) -> Result<Vec<(PathBuf, Written<Temp>)>> {
+/// shards stand alone), which lists `foreign` after them. Standard output's target is `-`.
+pub fn arrange(
+    settings: &Settings,
+    done: Vec<Vec<Done>>,
+    foreign: &[Entry],
+) -> Result<Vec<(PathBuf, Written<Temp>)>> {
     let files = match &settings.destination {
         Destination::Stdout => {
             let only = done.into_iter().flatten().next();
@@ -360,7 +366,7 @@ pub fn arrange(settings: &Settings, done: Vec<Vec<Done>>) -> Result<Vec<(PathBuf
         Format::Txt => None,
         Format::Xml => {
             second_names(files, dir_url, &mut named)?;
-            Some(index(settings, files, dir_url, &named)?)
+            Some(index(settings, (files, dir_url), &named, foreign)?)
         }
     };
     let mut outputs: Vec<_> = named
@@ -413,15 +419,14 @@ fn listed(files: &Files, dir_url: &str) -> Result<HashSet<OsString>> {
     })
 }
 
-/// The sitemap index over `documents`, then the sitemaps of `--index-add`, not yet
-/// published.
+/// The sitemap index over `documents`, then the sitemaps of others, not yet published.
 fn index(
     settings: &Settings,
-    files: &Files,
-    dir_url: &str,
+    (files, dir_url): (&Files, &str),
     documents: &[(OsString, Done)],
+    foreign: &[Entry],
 ) -> Result<Written<Temp>> {
-    let count = documents.len() + settings.index_add.len();
+    let count = documents.len() + foreign.len();
     if count > MAX_ENTRIES {
         bail!("{count} sitemaps are more than a sitemap index may list ({MAX_ENTRIES})");
     }
@@ -439,12 +444,8 @@ fn index(
         lastmod: document.newest.clone(),
         ..Entry::default()
     });
-    let added = settings.index_add.iter().map(|loc| Entry {
-        loc: loc.clone(),
-        ..Entry::default()
-    });
     let mut rendered = Vec::new();
-    for entry in ours.chain(added) {
+    for entry in ours.chain(foreign.iter().cloned()) {
         xml::render(Kind::Index, &entry, &mut rendered).with_context(index_context)?;
         if !index.fits(rendered.len()) {
             bail!("the sitemap index would pass the protocol's 50 MiB limit");

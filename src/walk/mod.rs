@@ -40,6 +40,7 @@
 //! 317 of its 530 pages). On a machine whose cores other work kept busy, all four cost the
 //! same CPU within 10% (the same script, load 8–16: benches/README.md).
 
+pub mod builds;
 mod find;
 pub mod rules;
 mod stat;

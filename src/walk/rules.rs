@@ -45,6 +45,8 @@ pub enum Skip<'a> {
     OwnOutput,
     NotIncluded,
     Excluded(&'a ExcludeGlob),
+    /// A folder `--sub-builds` lists by its own sitemap, or an alias of a version.
+    Apart(&'a Apart),
 }
 
 impl Skip<'_> {
@@ -54,7 +56,7 @@ impl Skip<'_> {
             Skip::Hidden => Reason::Hidden,
             Skip::NotIncluded | Skip::OwnOutput => Reason::NotPage,
             Skip::Excluded(glob) if glob.default => Reason::DefaultExcluded,
-            Skip::Excluded(_) => Reason::Excluded,
+            Skip::Excluded(_) | Skip::Apart(_) => Reason::Excluded,
         }
     }
 }
@@ -73,8 +75,22 @@ impl fmt::Display for Skip<'_> {
                 )
             }
             Skip::Excluded(glob) => write!(f, "--exclude {}", glob.text),
+            Skip::Apart(Apart::SubBuild) => {
+                f.write_str("a sub-build, listed in the index by its own sitemap")
+            }
+            Skip::Apart(Apart::Alias(version)) => {
+                write!(f, "an alias of version {version} (versions.json)")
+            }
         }
     }
+}
+
+/// Why `--sub-builds` keeps the walk out of a folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Apart {
+    SubBuild,
+    /// An alias of this version: the same pages again, or redirects to them.
+    Alias(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +114,8 @@ pub struct Rules {
     own_output: Option<(PathBuf, Files)>,
     include: GlobSet,
     excludes: Excludes,
+    /// The folders `--sub-builds` sets apart, sorted.
+    apart: Vec<(PathBuf, Apart)>,
 }
 
 /// The exclude globs (the defaults and `--exclude`), also asked about images' files.
@@ -247,7 +265,19 @@ impl Rules {
                 exclude_globs,
                 exclude_dir_globs,
             },
+            apart: Vec::new(),
         })
+    }
+
+    /// Keeps the walk out of `folders` (relative to DIR): sub-builds and aliases.
+    pub fn set_apart(&mut self, mut folders: Vec<(PathBuf, Apart)>) {
+        folders.sort_by(|a, b| a.0.cmp(&b.0));
+        self.apart = folders;
+    }
+
+    fn apart(&self, rel: &Path) -> Option<Skip<'_>> {
+        let at = self.apart.binary_search_by(|(dir, _)| dir.as_path().cmp(rel));
+        at.ok().map(|at| Skip::Apart(&self.apart[at].1))
     }
 
     pub fn excludes(&self) -> &Excludes {
@@ -259,7 +289,7 @@ impl Rules {
         if !self.hidden && is_hidden(rel) {
             return Some(Skip::Hidden);
         }
-        self.excludes.dir(rel)
+        self.excludes.dir(rel).or_else(|| self.apart(rel))
     }
 
     /// Whether file `rel` is left out. Its directories are checked by `skip_dir`.

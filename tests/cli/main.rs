@@ -2,6 +2,7 @@
 
 mod added;
 mod browser;
+mod builds;
 mod docs;
 mod failures;
 mod faults;

@@ -22,5 +22,6 @@ mod npm_plugins;
 mod plugins;
 mod switch;
 mod version;
+mod versions;
 mod wheel;
 mod workflow;
