@@ -46,6 +46,8 @@ fn a_real_docusaurus_site_grouped_by_section_with_an_older_version_added() {
     let whole = validate::sitemap(&site.sitemap_path(), BASE);
 
     let old_docs = "https://example.com/v1/sitemap.xml";
+    // The older version's build, deployed beside this one by another tool.
+    site.write("v1/sitemap.xml", SHOP_SITEMAP.replace("shop/", "v1/"));
     let run = site.run(&[
         "--group",
         "blog=blog/**",
@@ -73,8 +75,9 @@ fn a_real_docusaurus_site_grouped_by_section_with_an_older_version_added() {
         ]
     );
     assert_eq!(
-        entries[4].lastmod, None,
-        "an added sitemap's date is unknown"
+        entries[4].lastmod.as_deref(),
+        Some("2024-03-02"),
+        "an added sitemap's newest date"
     );
     let group_of = |loc: &str| {
         let path = loc.strip_prefix(BASE).unwrap();
@@ -125,6 +128,13 @@ fn a_real_docusaurus_site_grouped_by_section_with_an_older_version_added() {
     check.push("--check");
     site.run(&check).success().stderr_has(&["is up to date"]);
 }
+
+/// Another tool's sitemap of a shop, to be listed by --index-add.
+const SHOP_SITEMAP: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+    <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n\
+    <url><loc>https://example.com/shop/</loc><lastmod>2024-03-02</lastmod></url>\n\
+    <url><loc>https://example.com/shop/cart/</loc><lastmod>2023-11-30</lastmod></url>\n\
+    </urlset>\n";
 
 /// A site of `n` pages under blog/ and `n` at the root, page i dated 2024-01-01 plus i days.
 fn blog_site(n: usize) -> Site {
@@ -227,6 +237,7 @@ fn a_group_that_takes_no_page_writes_no_file_and_one_given_twice_gathers_both_gl
 
     // Every page in a group: no default group's file; --index-add alone: every page in it.
     site.run(&["--group", "all=**"]).success();
+    site.write("shop/sitemap.xml", SHOP_SITEMAP);
     assert_eq!(names(&grouped(&site.sitemap_path()).1), ["sitemap-all.xml"]);
     site.run(&["--index-add", "https://example.com/shop/sitemap.xml"])
         .success()
@@ -366,6 +377,7 @@ fn switching_gzip_on_or_off_removes_the_other_compressions_index_and_its_files()
 #[test]
 fn robots_txt_names_the_index_and_the_config_file_takes_groups() {
     let site = Site::with_pages(&["blog/a.html", "c.html"]);
+    site.write("shop/sitemap.xml", SHOP_SITEMAP);
     site.write(
         "sitemapgen.toml",
         "group = [\"blog=blog/**\"]\nindex-add = [\"https://example.com/shop/sitemap.xml\"]\n",
@@ -532,13 +544,17 @@ fn what_cannot_be_grouped_is_a_usage_error_and_nothing_is_written() {
     ])
     .expect_code(2)
     .stderr_has(&["does not lie under https://example.com/docs/"]);
-    site.run(&[
+    site.write(
+        "v1/sitemap.xml",
+        SHOP_SITEMAP.replace("example.com/shop/", "example.com/docs/v1/"),
+    );
+    let run = site.run(&[
         "-b",
         "https://example.com/docs/",
         "--index-add",
         "https://example.com/docs/v1/sitemap.xml",
-    ])
-    .success();
+    ]);
+    assert!(!run.success().stderr().contains("warning"), "{}", run.stderr());
 }
 
 /// A group's file that a later run no longer writes, but lists with --index-add (the section
@@ -557,7 +573,9 @@ fn a_former_groups_file_that_index_add_lists_stays() {
         locs(&entries),
         ["https://example.com/sitemap-pages.xml", added]
     );
-    assert_eq!(entries[1].lastmod, None);
+    // Dated by the file it names.
+    let newest = validate::sitemap(&site.path("sitemap-shop.xml"), BASE)[0].lastmod.clone();
+    assert_eq!(entries[1].lastmod, newest);
     let pages = validate::sitemap(&site.path("sitemap-pages.xml"), BASE);
     assert_eq!(locs(&pages), ["https://example.com/c.html"]);
     // Without it, the file goes.
