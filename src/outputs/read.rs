@@ -124,7 +124,9 @@ pub fn each_url(
     deadline: Option<&Deadline>,
     mut url: impl FnMut(String, Option<String>),
 ) -> Result<Vec<String>> {
-    read_xml(bytes, what, deadline, true, |loc, lastmod, _| url(loc, lastmod))
+    read_xml(bytes, what, deadline, true, |loc, lastmod, _| {
+        url(loc, lastmod)
+    })
 }
 
 /// A `<url>` as a sitemap writes it, and the line its element starts on.

@@ -98,11 +98,18 @@ fn sub_build(dir: &Path, name: &str, folder: &str) -> Result<Option<String>> {
     let bytes = file(&path)?.with_context(|| format!("{} is gone", path.display()))?;
     let newest = reading.newest(bytes, &path.display(), Some(folder), |loc| {
         let rel = under(loc, folder).with_context(|| {
-            format!("the index {} lists {loc}, outside the folder", path.display())
+            format!(
+                "the index {} lists {loc}, outside the folder",
+                path.display()
+            )
         })?;
         let child = dir.join(&rel);
         file(&child)?.with_context(|| {
-            format!("the index {} lists {loc}, and there is no {}", path.display(), child.display())
+            format!(
+                "the index {} lists {loc}, and there is no {}",
+                path.display(),
+                child.display()
+            )
         })
     })?;
     if reading.urls == 0 {
@@ -140,7 +147,12 @@ fn start_page(dir: &Path, folder: &str) -> Result<()> {
 
 /// The newest date of the sitemap `--index-add` names at `loc`: the file at its place in
 /// DIR when there is one, else fetched.
-fn added(settings: &Settings, base: &BaseUrl, loc: &str, client: &Client) -> Result<Option<String>> {
+fn added(
+    settings: &Settings,
+    base: &BaseUrl,
+    loc: &str,
+    client: &Client,
+) -> Result<Option<String>> {
     let deadline = Deadline::after(settings.timeout, "--http-timeout");
     let mut reading = Reading::new(Some(&deadline));
     if let Some(rel) = under(loc, &base.join(""))
@@ -151,16 +163,24 @@ fn added(settings: &Settings, base: &BaseUrl, loc: &str, client: &Client) -> Res
         let index_dir = loc.rsplit_once('/').map_or(loc, |(dir, _)| dir).to_string() + "/";
         return reading.newest(bytes, &path.display(), None, |shard| {
             let rel = under(shard, &index_dir).with_context(|| {
-                format!("the index {} lists {shard}, outside its directory", path.display())
+                format!(
+                    "the index {} lists {shard}, outside its directory",
+                    path.display()
+                )
             })?;
-            file(&dir.join(&rel))?
-                .with_context(|| format!("the index {} lists {shard}, which is missing", path.display()))
+            file(&dir.join(&rel))?.with_context(|| {
+                format!(
+                    "the index {} lists {shard}, which is missing",
+                    path.display()
+                )
+            })
         });
     }
     let url = Url::parse(loc).with_context(|| format!("{loc} is not a URL"))?;
     let first = fetch(client, &url, Some(&deadline))?;
     reading.newest(first, &url, None, |shard| {
-        let shard = Url::parse(shard).with_context(|| format!("the index {url} lists {shard:?}"))?;
+        let shard =
+            Url::parse(shard).with_context(|| format!("the index {url} lists {shard:?}"))?;
         if shard.origin() != url.origin() {
             bail!("the index {url} lists {shard}, on another origin");
         }
@@ -244,7 +264,10 @@ impl<'d> Reading<'d> {
         newest: &mut Option<(OffsetDateTime, String)>,
     ) -> Result<Vec<String>> {
         self.left = self.left.checked_sub(bytes.len() as u64).with_context(|| {
-            format!("{what} and its sitemaps hold more than {}", input::size(MAX_SITEMAPS))
+            format!(
+                "{what} and its sitemaps hold more than {}",
+                input::size(MAX_SITEMAPS)
+            )
         })?;
         let bytes = read::plain(bytes, what)?;
         if !begins_sitemap(&bytes) || !bytes.trim_ascii_start().starts_with(b"<") {
@@ -268,7 +291,11 @@ impl<'d> Reading<'d> {
                     *newest = Some((instant, date));
                 }
                 Some(_) => {}
-                None => wrong = Some(format!("{what} gives {loc} the date {date:?}, not a W3C date")),
+                None => {
+                    wrong = Some(format!(
+                        "{what} gives {loc} the date {date:?}, not a W3C date"
+                    ))
+                }
             }
         })?;
         if let Some(wrong) = wrong {
@@ -290,8 +317,14 @@ mod tests {
     #[test]
     fn a_loc_names_a_file_below_a_directory_or_nothing() {
         let dir = "https://example.com/1.0/";
-        assert_eq!(under("https://example.com/1.0/a/s.xml", dir), Some("a/s.xml".into()));
-        assert_eq!(under("https://example.com/1.0/a%20b.xml", dir), Some("a b.xml".into()));
+        assert_eq!(
+            under("https://example.com/1.0/a/s.xml", dir),
+            Some("a/s.xml".into())
+        );
+        assert_eq!(
+            under("https://example.com/1.0/a%20b.xml", dir),
+            Some("a b.xml".into())
+        );
         for outside in [
             "https://example.com/1.0/",
             "https://example.com/2.0/s.xml",

@@ -170,7 +170,8 @@ fn versions(root: &Path, problems: &mut Vec<String>) -> Versions {
     };
     let mut versions = Versions::default();
     // A name must be one folder of DIR's root.
-    let folder = |name: &&str| !name.is_empty() && !name.contains('/') && !matches!(*name, "." | "..");
+    let folder =
+        |name: &&str| !name.is_empty() && !name.contains('/') && !matches!(*name, "." | "..");
     for entry in &list {
         let Some(version) = entry["version"].as_str().filter(folder) else {
             continue;
@@ -178,7 +179,9 @@ fn versions(root: &Path, problems: &mut Vec<String>) -> Versions {
         let aliases = entry["aliases"].as_array().into_iter().flatten();
         for alias in aliases.filter_map(|a| a.as_str()).filter(folder) {
             if alias != version {
-                versions.aliases.push((alias.to_string(), version.to_string()));
+                versions
+                    .aliases
+                    .push((alias.to_string(), version.to_string()));
             }
         }
         versions.versions.push(version.to_string());
@@ -210,6 +213,9 @@ mod tests {
         fs::write(dir.path().join(VERSIONS_JSON), "{}").unwrap();
         let found = versions(dir.path(), &mut problems);
         assert!(found.versions.is_empty());
-        assert!(problems[0].contains("is not a list of versions"), "{problems:?}");
+        assert!(
+            problems[0].contains("is not a list of versions"),
+            "{problems:?}"
+        );
     }
 }

@@ -276,7 +276,9 @@ impl Rules {
     }
 
     fn apart(&self, rel: &Path) -> Option<Skip<'_>> {
-        let at = self.apart.binary_search_by(|(dir, _)| dir.as_path().cmp(rel));
+        let at = self
+            .apart
+            .binary_search_by(|(dir, _)| dir.as_path().cmp(rel));
         at.ok().map(|at| Skip::Apart(&self.apart[at].1))
     }
 

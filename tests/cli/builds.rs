@@ -23,7 +23,9 @@ fn urlset(urls: &[(&str, &str)]) -> String {
 }
 
 fn page(title: &str, head: &str) -> String {
-    format!("<!doctype html><html><head><title>{title}</title>{head}</head><body><main>{title}</main></body></html>")
+    format!(
+        "<!doctype html><html><head><title>{title}</title>{head}</head><body><main>{title}</main></body></html>"
+    )
 }
 
 /// A deploy root as mike leaves it, and builds of other kinds: `1.0/` (a urlset), `2.0/`
@@ -176,7 +178,10 @@ fn a_root_with_no_page_of_its_own_is_an_index_of_its_builds() {
     let site = Site::empty();
     site.write(
         "index.html",
-        page("Redirect", "<meta http-equiv=\"refresh\" content=\"0; url=1.0/\">"),
+        page(
+            "Redirect",
+            "<meta http-equiv=\"refresh\" content=\"0; url=1.0/\">",
+        ),
     );
     site.write("1.0/index.html", page("1.0", ""));
     site.write("1.0/sitemap.xml", urlset(&[("1.0/", "2024-01-05")]));

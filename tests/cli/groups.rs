@@ -554,7 +554,11 @@ fn what_cannot_be_grouped_is_a_usage_error_and_nothing_is_written() {
         "--index-add",
         "https://example.com/docs/v1/sitemap.xml",
     ]);
-    assert!(!run.success().stderr().contains("warning"), "{}", run.stderr());
+    assert!(
+        !run.success().stderr().contains("warning"),
+        "{}",
+        run.stderr()
+    );
 }
 
 /// A group's file that a later run no longer writes, but lists with --index-add (the section
@@ -574,7 +578,9 @@ fn a_former_groups_file_that_index_add_lists_stays() {
         ["https://example.com/sitemap-pages.xml", added]
     );
     // Dated by the file it names.
-    let newest = validate::sitemap(&site.path("sitemap-shop.xml"), BASE)[0].lastmod.clone();
+    let newest = validate::sitemap(&site.path("sitemap-shop.xml"), BASE)[0]
+        .lastmod
+        .clone();
     assert_eq!(entries[1].lastmod, newest);
     let pages = validate::sitemap(&site.path("sitemap-pages.xml"), BASE);
     assert_eq!(locs(&pages), ["https://example.com/c.html"]);

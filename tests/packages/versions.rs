@@ -45,7 +45,10 @@ fn locs(entries: &[UrlRecord]) -> Vec<String> {
 /// The entries whose date differs between two runs.
 fn redated(before: &[UrlRecord], after: &[UrlRecord]) -> Vec<String> {
     assert_eq!(locs(before), locs(after));
-    let changed = before.iter().zip(after).filter(|(b, a)| b.lastmod != a.lastmod);
+    let changed = before
+        .iter()
+        .zip(after)
+        .filter(|(b, a)| b.lastmod != a.lastmod);
     changed.map(|(_, a)| a.loc.replace(BASE, "/")).collect()
 }
 
@@ -125,7 +128,11 @@ fn mike_versions_deployed_to_gh_pages_get_one_root_index() {
     let dates: Vec<_> = before.iter().map(|e| e.lastmod.clone().unwrap()).collect();
     assert_eq!(dates[1..], ["2024-01-10", "2024-06-10", "2025-01-10"]);
     assert!(urls.contains(&format!("{BASE}about/")));
-    assert!(!urls.iter().any(|u| u.contains("/latest/") || u.contains("/stable/")));
+    assert!(
+        !urls
+            .iter()
+            .any(|u| u.contains("/latest/") || u.contains("/stable/"))
+    );
 
     // One page of 2.0 changed and rebuilt: only 2.0's entry is re-dated.
     fs::write(repo.join("docs/guide.md"), "# Guide\n\nHow to, better.\n").unwrap();
@@ -180,11 +187,18 @@ fn sphinx_builds_side_by_side_get_one_root_index() {
     let (entries, urls) = listed(html);
     assert_eq!(
         locs(&entries),
-        ["/sitemap-pages.xml", "/v1.0/sitemap.xml", "/v2.0/sitemap.xml"]
+        [
+            "/sitemap-pages.xml",
+            "/v1.0/sitemap.xml",
+            "/v2.0/sitemap.xml"
+        ]
     );
     assert_eq!(entries[1].lastmod.as_deref(), Some("2024-05-01"));
     assert_eq!(entries[2].lastmod.as_deref(), Some("2025-02-01"));
     // Sphinx's search and genindex pages are each build's own, listed by its sitemap.
-    assert_eq!(urls.iter().filter(|u| u.ends_with("/guide.html")).count(), 2);
+    assert_eq!(
+        urls.iter().filter(|u| u.ends_with("/guide.html")).count(),
+        2
+    );
     assert_eq!(urls.iter().filter(|u| *u == BASE).count(), 1);
 }
