@@ -43,8 +43,8 @@ PY
 }
 
 echo "machine: $(nproc) CPUs, $(uname -r); binary $bin; $pages pages a build"
-echo "| builds | pages in builds | URLs in their sitemaps | wall | peak RSS |"
-echo "|--:|--:|--:|--:|--:|"
+echo "| builds | URLs in their sitemaps | wall | peak RSS |"
+echo "|--:|--:|--:|--:|"
 for builds in 5 50; do
   root=$work/$builds
   build "$root" "$builds"
@@ -54,5 +54,5 @@ for builds in 5 50; do
   wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' <<<"$out")
   entries=$(grep -c '<sitemap>' "$root/sitemap.xml")
   [ "$entries" -eq $((builds + 1)) ] || { echo "the index lists $entries sitemaps" >&2; exit 1; }
-  printf '| %d | %d | %d | %s | %.1f MiB |\n' "$builds" $((builds * pages)) $((builds * pages)) "$wall" "$(bc -l <<<"$rss / 1024")"
+  printf '| %d | %d | %s | %.1f MiB |\n' "$builds" $((builds * pages)) "$wall" "$(bc -l <<<"$rss / 1024")"
 done

@@ -93,7 +93,7 @@ pub struct Cli {
     pub group: Vec<GroupRule>,
 
     /// List the sitemap at URL, written by another tool, in the index (repeatable; URL must
-    /// lie under the index's directory), dated by the newest <lastmod> in it (read from DIR
+    /// lie under the index's directory), dated by the newest lastmod in it (read from DIR
     /// when the file is there, else fetched); the pages go to sitemap-pages.xml
     #[arg(long, value_name = "URL", value_hint = ValueHint::Url,
           value_parser = ours(|text| given_url(text, "--index-add", Given::Resource)))]
@@ -101,14 +101,13 @@ pub struct Cli {
 
     /// Make the sitemap an index over every sub-build below DIR (a folder that holds its own
     /// sitemap.xml, sitemap-index.xml or sitemap_index.xml, gzipped or not: a version's or a
-    /// language's build), each dated by the newest <lastmod> in it; their pages are left to
-    /// their own sitemaps, the others go to sitemap-pages.xml (doc/outputs.md: "Sub-builds")
+    /// language's build), each dated by the newest lastmod in it; their pages are left to
+    /// their own sitemaps, the root's own pages go to sitemap-pages.xml
     #[arg(long)]
     pub sub_builds: bool,
 
-    /// Count only the sub-builds whose folder matches GLOB (repeatable; as --exclude's
-    /// globs: `[0-9]*` matches a folder's name at any depth, `en/*` anchors at DIR); implies
-    /// --sub-builds
+    /// Count only the sub-builds whose folder matches GLOB (as --exclude's globs;
+    /// repeatable); implies --sub-builds
     #[arg(long, value_name = "GLOB", value_parser = glob_arg("--sub-build"))]
     pub sub_build: Vec<String>,
 

@@ -93,12 +93,15 @@ impl Place {
             bail!("--robots needs the output inside DIR, where it has a public URL");
         }
         if grouped(cli) && preview {
-            bail!("-o - shows one file, and --group and --index-add make an index over several");
+            bail!(
+                "-o - shows one file, and --group, --index-add and --sub-builds make an index \
+                 over several"
+            );
         }
         if grouped(cli) && self.dir_url.is_none() {
             bail!(
-                "--group and --index-add make an index over sitemaps beside it, which need the \
-                 output inside DIR, where they have public URLs"
+                "--group, --index-add and --sub-builds make an index over sitemaps beside or \
+                 below it, which need the output inside DIR, where they have public URLs"
             );
         }
         Ok(())

@@ -243,3 +243,22 @@ fn index_add_dates_each_sitemap_from_dir_or_its_server_and_lists_an_unreadable_o
         ]
     );
 }
+
+#[test]
+fn sub_builds_need_an_index_inside_dir_and_are_a_usage_error_otherwise() {
+    let site = deploy_root();
+    let outside = site.outside().join("sitemap.xml");
+    let outside = outside.to_str().unwrap();
+    for (args, message) in [
+        (
+            &["--sub-builds", "--format", "txt"][..],
+            "drop --group, --index-add and --sub-builds",
+        ),
+        (&["--sub-build", "[0-9]*", "-o", "-"][..], "-o - shows one file"),
+        (&["--sub-builds", "-o", outside][..], "need the output inside DIR"),
+        (&["--sub-build", "a[b"][..], "--sub-build \"a[b\" is not a valid glob"),
+    ] {
+        site.run(args).expect_code(2).stderr_has(&[message]);
+        assert!(!site.sitemap_path().exists(), "{args:?}");
+    }
+}
