@@ -11,6 +11,7 @@
 
 use std::ffi::OsString;
 use std::fmt::Display;
+use std::io::Read;
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
@@ -123,11 +124,15 @@ fn sub_build(dir: &Path, name: &str, folder: &str) -> Result<Option<String>> {
 /// to another's pages, is not one to list.
 fn start_page(dir: &Path, folder: &str) -> Result<()> {
     let path = dir.join("index.html");
-    let Some(page) = input::read_file(&path, head::HEAD_CAP as u64)
-        .with_context(|| format!("cannot read {}", path.display()))?
-    else {
+    let read = || format!("cannot read {}", path.display());
+    let Some(file) = input::open(&path).with_context(read)? else {
         return Ok(());
     };
+    // Its head, as a page's is read: a long page is no damaged one.
+    let mut page = Vec::new();
+    file.take(head::HEAD_CAP as u64)
+        .read_to_end(&mut page)
+        .with_context(read)?;
     let head = head::parse(&page);
     if head.noindex {
         bail!("its start page {} says noindex", path.display());
@@ -192,7 +197,7 @@ fn fetch(client: &Client, url: &Url, deadline: Option<&Deadline>) -> Result<Vec<
     match client.get(url, MAX_SITEMAP, deadline)? {
         Got::Found(mut body, _) => {
             let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut body, &mut bytes)
+            body.read_to_end(&mut bytes)
                 .with_context(|| format!("cannot read {url}"))?;
             Ok(bytes)
         }

@@ -45,6 +45,9 @@ fn deploy_root() -> Site {
         site.write(format!("{version}/index.html"), page(version, ""));
         site.write(format!("{version}/guide/index.html"), page("Guide", ""));
     }
+    // A start page past the 1 MiB a head is read within is read as far as its head.
+    let long = format!("<p>{}</p>", "text ".repeat(400_000));
+    site.write("1.0/index.html", page("1.0", "").replace("</main>", &long));
     site.write(
         "1.0/sitemap.xml",
         urlset(&[("1.0/", "2024-01-05"), ("1.0/guide/", "2024-02-01")]),
@@ -254,9 +257,18 @@ fn sub_builds_need_an_index_inside_dir_and_are_a_usage_error_otherwise() {
             &["--sub-builds", "--format", "txt"][..],
             "drop --group, --index-add and --sub-builds",
         ),
-        (&["--sub-build", "[0-9]*", "-o", "-"][..], "-o - shows one file"),
-        (&["--sub-builds", "-o", outside][..], "need the output inside DIR"),
-        (&["--sub-build", "a[b"][..], "--sub-build \"a[b\" is not a valid glob"),
+        (
+            &["--sub-build", "[0-9]*", "-o", "-"][..],
+            "-o - shows one file",
+        ),
+        (
+            &["--sub-builds", "-o", outside][..],
+            "need the output inside DIR",
+        ),
+        (
+            &["--sub-build", "a[b"][..],
+            "--sub-build \"a[b\" is not a valid glob",
+        ),
     ] {
         site.run(args).expect_code(2).stderr_has(&[message]);
         assert!(!site.sitemap_path().exists(), "{args:?}");
