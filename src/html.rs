@@ -21,6 +21,18 @@ pub fn is_page(rel: &Path) -> bool {
         .is_some_and(|ext| ext.eq_ignore_ascii_case(b"html") || ext.eq_ignore_ascii_case(b"htm"))
 }
 
+/// Whether the page at `rel` is named for an HTTP error status, 400 to 599: `404.html`, or
+/// `404/index.html` (a page built as a directory index), at any depth.
+pub fn is_error_page(rel: &Path) -> bool {
+    let mut parts = rel.iter().rev().map(|part| part.as_encoded_bytes());
+    let name = match parts.next() {
+        Some(name) if index_rank(name).is_some() => parts.next(),
+        Some(name) => stem(name),
+        None => None,
+    };
+    name.is_some_and(|name| matches!(name, [b'4' | b'5', b'0'..=b'9', b'0'..=b'9']))
+}
+
 /// `about` for `about.html` or `about.htm`; None for other names and for a bare `.html`.
 pub fn stem(name: &[u8]) -> Option<&[u8]> {
     [b".html".as_slice(), b".htm"]
@@ -58,5 +70,29 @@ mod tests {
         assert_eq!(url_substance("index.html"), "");
         assert_eq!(url_substance("docs/myindex.html"), "docs/myindex");
         assert_eq!(url_substance("a/b/index.htm"), "a/b");
+    }
+
+    #[test]
+    fn error_pages_are_named_for_a_status() {
+        for rel in [
+            "404.html",
+            "1.0/404.html",
+            "v2/en/500.htm",
+            "x/404/index.html",
+            "410.html",
+        ] {
+            assert!(is_error_page(Path::new(rel)), "{rel}");
+        }
+        for rel in [
+            "index.html",
+            "4040.html",
+            "40.html",
+            "200.html",
+            "404.txt",
+            "a/x404.html",
+            "404",
+        ] {
+            assert!(!is_error_page(Path::new(rel)), "{rel}");
+        }
     }
 }

@@ -267,6 +267,27 @@ impl Report {
         }
     }
 
+    /// How many pages were left out as noindex.
+    pub fn noindex_count(&self) -> u64 {
+        self.left_out[Reason::Noindex as usize]
+    }
+
+    /// Whether the pages left out for what their heads say all asked to be (noindex, or a
+    /// redirect): none for a canonical URL elsewhere or another page's, which a wrong base URL
+    /// causes, nor unreadable or too long.
+    pub fn only_noindex(&self) -> bool {
+        self.noindex_count() > 0
+            && [
+                Reason::Canonical,
+                Reason::Elsewhere,
+                Reason::Duplicate,
+                Reason::TooLong,
+                Reason::Unusable,
+            ]
+            .iter()
+            .all(|reason| self.left_out[*reason as usize] == 0)
+    }
+
     /// How many files were left out, for a run that found no page.
     pub fn left_out_count(&self) -> u64 {
         self.left_out.iter().sum()

@@ -59,6 +59,10 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
         churn,
     } = collect(settings, found.as_ref(), new_state.as_mut(), report)?;
     if collected == 0 && foreign.is_empty() {
+        if report.only_noindex() {
+            drop(collector);
+            return all_noindex(settings, report);
+        }
         bail!(
             "no pages in {} ({} left out); an empty sitemap is not valid\n\
              hint: check DIR and --include, or run with -v to see what was left out",
@@ -134,7 +138,8 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
 }
 
 /// The sitemap's entries, collected from the pages as the walk finds them and decide
-/// decides them, with what `--state` records of each written into `new_state`.
+/// decides them, with what `--state` records of each written into `new_state`; None when
+/// no page was listed and those left out for their heads asked to be (`Report::only_noindex`).
 fn collect<'s>(
     settings: &'s Settings,
     found: Option<&Found>,
@@ -184,6 +189,44 @@ fn collect<'s>(
         collected,
         churn: decider.churn(),
     })
+}
+
+/// A run whose pages all say noindex (a staging deploy, an old version's, Docusaurus's
+/// `noIndex: true`): a deliberate state, not a mistake. No sitemap, and none of an earlier
+/// run's left; the state stays as it was. `--check` finds a difference while one is there.
+fn all_noindex(settings: &Settings, report: &mut Report) -> Result<()> {
+    let root = settings.walk.root.display();
+    let noindex = report::count(report.noindex_count(), "page");
+    let Destination::File(files) = &settings.sitemap.destination else {
+        report.note(format_args!(
+            "no sitemap: every page in {root} is noindex ({noindex})"
+        ));
+        return Ok(());
+    };
+    if settings.check {
+        if std::fs::symlink_metadata(&files.path).is_ok() {
+            bail!(
+                "{} differs: every page in {root} is noindex ({noindex}), and a run would \
+                 remove it",
+                files.path.display()
+            );
+        }
+        report.note(format_args!(
+            "no sitemap: every page in {root} is noindex ({noindex})"
+        ));
+        return Ok(());
+    }
+    let _turn = Publishing::lock(files.dir())?;
+    let removed = publish::withdraw(files, report)?;
+    report.note(format_args!(
+        "no sitemap: every page in {root} is noindex ({noindex}){}",
+        if removed {
+            format!("; removed the earlier run's {}", files.path.display())
+        } else {
+            String::new()
+        }
+    ));
+    Ok(())
 }
 
 /// The pages listed, in the sitemap being written, and the churn against the state.

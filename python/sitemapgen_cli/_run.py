@@ -15,9 +15,31 @@ STATE = "sitemap.state.gz"
 CACHE = os.path.join(".cache", "sitemapgen")
 
 
-def flags(*, images, groups, xsl, indexnow_key_env, extra):
+def flags(
+    *,
+    images,
+    groups,
+    xsl,
+    indexnow_key_env,
+    extra,
+    exclude=(),
+    clean_urls=False,
+    lastmod=None,
+    lastmod_format=None,
+    add_urls=(),
+):
     """The flags of the options every plugin has."""
     args = []
+    for glob in exclude:
+        args += ["--exclude", glob]
+    if clean_urls:
+        args.append("--clean-urls")
+    if lastmod:
+        args += ["--lastmod", lastmod]
+    if lastmod_format:
+        args += ["--lastmod-format", lastmod_format]
+    for path in add_urls:
+        args += ["--add-urls", path]
     if images:
         args.append("--images")
     for group in groups:
@@ -162,3 +184,31 @@ def run_sitemapgen(args, log, options=None, *, require_binary=False):
             log.warning(line[len("sitemapgen: warning: ") :])
         else:
             log.info(line[len("sitemapgen: ") :] if line.startswith("sitemapgen: ") else line)
+
+
+def escape_glob(path):
+    """PATH (relative to the site's folder, `/`-separated) as a glob that matches it alone,
+    anchored at the folder."""
+    return "/" + "".join("\\" + c if c in "*?[]{}\\!" else c for c in path)
+
+
+def gzip_copy(path):
+    """Writes PATH.gz, gzip of PATH (no name, no time in its header: the same bytes from the
+    same file), if PATH exists; through a temp file and a rename, as sitemapgen writes."""
+    import gzip
+    import os
+
+    try:
+        with open(path, "rb") as plain:
+            data = plain.read()
+    except FileNotFoundError:
+        return
+    temp = path + ".gz.tmp"
+    try:
+        with open(temp, "wb") as out:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0) as packed:
+                packed.write(data)
+        os.replace(temp, path + ".gz")
+    finally:
+        if os.path.exists(temp):
+            os.remove(temp)

@@ -1,9 +1,9 @@
 """The MkDocs plugin ``sitemapgen`` (``plugins: [sitemapgen]`` in mkdocs.yml).
 
 After ``mkdocs build`` it runs the installed sitemapgen on ``site_dir`` with ``site_url`` as
-the base URL, in place of the sitemap.xml and sitemap.xml.gz MkDocs wrote. It
-only maps the config to flags: every decision is the binary's. ``mkdocs serve`` builds a
-preview on localhost, which gets no sitemap.
+the base URL, in place of the sitemap.xml MkDocs wrote, and writes sitemap.xml.gz as gzip
+of ours (MkDocs served that URL too). It only maps the config to flags: every decision is
+the binary's. ``mkdocs serve`` builds a preview on localhost, which gets no sitemap.
 """
 
 import os
@@ -13,7 +13,7 @@ from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, get_plugin_logger
 
-from sitemapgen_cli._run import Failed, flags, run_sitemapgen, state_flags
+from sitemapgen_cli._run import Failed, escape_glob, flags, gzip_copy, run_sitemapgen, state_flags
 
 log = get_plugin_logger("sitemapgen")
 
@@ -39,16 +39,60 @@ class SitemapgenConfig(Config):
     xsl = c.Type((bool, str), default=False)
     # The environment variable that holds the IndexNow key (--indexnow-key-env).
     indexnow_key_env = c.Optional(c.Type(str))
+    # Globs of files to leave out (--exclude), beside the pages whose meta says so.
+    exclude = c.ListOfItems(c.Type(str), default=[])
+    # --lastmod MODE (mtime, git, page, none, a date) and --lastmod-format (date, datetime).
+    lastmod = c.Optional(c.Type(str))
+    lastmod_format = c.Optional(c.Choice(("date", "datetime")))
+    # Files of URLs to list besides the pages (--add-urls), relative to mkdocs.yml.
+    add_urls = c.ListOfItems(c.Type(str), default=[])
     # More flags, passed as they are.
     args = c.ListOfItems(c.Type(str), default=[])
     # Fail the build where this platform has no binary (by default: a warning, no sitemap).
     require_binary = c.Type(bool, default=False)
 
 
+# What makes sitemap.xml an index, or leaves none: Material reads it as a list of pages.
+NOT_A_LIST = ("--group", "--index-add", "--gzip", "--max-urls", "-o", "--output", "--format")
+
+
+def left_out(meta):
+    """Whether a page's meta asks it out of the sitemap: `sitemap: false`, or a `robots`
+    with noindex (as `<meta name="robots">` says it)."""
+    if meta.get("sitemap") is False:
+        return True
+    robots = meta.get("robots")
+    if isinstance(robots, str):
+        words = robots.replace(",", " ").lower().split()
+        return "noindex" in words or "none" in words
+    return False
+
+
+def material_conflict(config, options):
+    """Why these options break Material for MkDocs, or None."""
+    if config.theme.name != "material":
+        return None
+    given = [f"groups: {options.groups}"] if options.groups else []
+    given += [
+        arg
+        for arg in options.args
+        if arg.split("=", 1)[0] in NOT_A_LIST
+    ]
+    if not given:
+        return None
+    return (
+        f"sitemapgen: error: {given[0]} would make sitemap.xml a sitemap index (or write "
+        "none), and Material for MkDocs reads sitemap.xml as a list of pages: its instant "
+        "navigation and its version and language selectors stop working without a word\n"
+        "hint: drop it (MkDocs sites stay far below the 50,000 URLs of one sitemap)"
+    )
+
+
 class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
     def __init__(self):
         self.command = None
         self.sources = []
+        self.excluded = []
 
     def on_startup(self, *, command, dirty):
         self.command = command
@@ -60,6 +104,16 @@ class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
             for file in files
             if file.is_documentation_page() and file.abs_src_path
         ]
+
+    def on_config(self, config):
+        problem = material_conflict(config, self.config)
+        if problem:
+            raise PluginError(problem)
+        self.excluded = []
+
+    def on_page_markdown(self, markdown, *, page, config, files):
+        if left_out(page.meta):
+            self.excluded.append(page.file.dest_uri)
 
     def on_post_build(self, *, config):
         if self.command == "serve":
@@ -84,14 +138,20 @@ class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
                 previous_sitemap=self.config.previous_sitemap,
                 sources=self.sources,
             )
+        config_dir = os.path.dirname(config.config_file_path or "")
         args += flags(
+            exclude=[*self.config.exclude, *map(escape_glob, sorted(self.excluded))],
+            lastmod=self.config.lastmod,
+            lastmod_format=self.config.lastmod_format,
+            add_urls=[os.path.join(config_dir, path) for path in self.config.add_urls],
             images=self.config.images,
             groups=self.config.groups,
             xsl=self.config.xsl,
             indexnow_key_env=self.config.indexnow_key_env,
             extra=self.config.args,
         )
-        # MkDocs's own sitemap, written by this build: sitemapgen's takes its place, gzip or not.
+        # MkDocs's own sitemap, written by this build: sitemapgen's takes its place, and its
+        # gzip copy is made of ours (whoever submitted that URL keeps it).
         for name in ("sitemap.xml", "sitemap.xml.gz"):
             path = os.path.join(site_dir, name)
             if os.path.isfile(path):
@@ -102,3 +162,4 @@ class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
             )
         except Failed as failed:
             raise PluginError(str(failed)) from None
+        gzip_copy(os.path.join(site_dir, "sitemap.xml"))

@@ -5,13 +5,12 @@ sitemapgen on the output folder with ``html_baseurl`` as the base URL. Options a
 ``sitemapgen_*`` config values; it only maps them to flags: every decision is the binary's.
 """
 
+import os
 import string
 
 from sphinx.util import logging
 
-import os
-
-from sitemapgen_cli._run import Failed, flags, run_sitemapgen, state_flags
+from sitemapgen_cli._run import Failed, escape_glob, flags, run_sitemapgen, state_flags
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +40,14 @@ def setup(app):
     app.add_config_value("sitemapgen_xsl", False, "html", (bool, str))
     # The environment variable that holds the IndexNow key (--indexnow-key-env).
     app.add_config_value("sitemapgen_indexnow_key_env", "", "html", str)
+    # As sphinx-sitemap's sitemap_excludes: globs of files to leave out (--exclude), beside
+    # the documents whose file-wide metadata says `:nositemap:`.
+    app.add_config_value("sitemapgen_excludes", [], "html", list)
+    # --lastmod MODE (mtime, git, page, none, a date) and --lastmod-format (date, datetime).
+    app.add_config_value("sitemapgen_lastmod", "", "html", str)
+    app.add_config_value("sitemapgen_lastmod_format", "", "html", str)
+    # Files of URLs to list besides the pages (--add-urls), relative to conf.py.
+    app.add_config_value("sitemapgen_add_urls", [], "html", list)
     # More flags, passed as they are.
     app.add_config_value("sitemapgen_args", [], "html", list)
     # Fail the build where this platform has no binary (by default: a warning, no sitemap).
@@ -122,6 +129,10 @@ def sitemap(app):
             sources=sources,
         )
     args += flags(
+        exclude=[*config.sitemapgen_excludes, *unlisted(app)],
+        lastmod=config.sitemapgen_lastmod,
+        lastmod_format=config.sitemapgen_lastmod_format,
+        add_urls=[os.path.join(app.confdir, path) for path in config.sitemapgen_add_urls],
         images=config.sitemapgen_images,
         groups=config.sitemapgen_groups,
         xsl=config.sitemapgen_xsl,
@@ -129,3 +140,14 @@ def sitemap(app):
         extra=config.sitemapgen_args,
     )
     run_sitemapgen(args + [outdir], log, OFF, require_binary=config.sitemapgen_require_binary)
+
+
+def unlisted(app):
+    """Globs of the pages of the documents whose file-wide metadata says ``:nositemap:``."""
+    outdir = str(app.outdir)
+    paths = []
+    for docname in sorted(app.env.found_docs):
+        if "nositemap" in app.env.metadata.get(docname, {}):
+            path = os.path.relpath(app.builder.get_outfilename(docname), outdir)
+            paths.append(escape_glob(path.replace(os.sep, "/")))
+    return paths

@@ -122,12 +122,18 @@ pub struct Cli {
     #[arg(long, value_name = "GLOB", value_parser = glob_arg("--include"))]
     pub include: Vec<String>,
 
+    /// Files that count as pages besides the --include globs or the default ones
+    /// (repeatable): `--include-also '*.pdf'` lists PDFs with the HTML pages
+    #[arg(long, value_name = "GLOB", value_parser = glob_arg("--include-also"))]
+    pub include_also: Vec<String>,
+
     /// Leave out files or directories (repeatable), in addition to the default excludes
     #[arg(long, value_name = "GLOB", value_parser = glob_arg("--exclude"))]
     pub exclude: Vec<String>,
 
     /// Drop the default excludes (404 pages at the root and a locale's root such as fr/,
-    /// search-engine verification pages)
+    /// error pages elsewhere that do not name themselves canonical, app shells with no title
+    /// and no text, search-engine verification pages)
     #[arg(long)]
     pub no_default_excludes: bool,
 
@@ -162,6 +168,12 @@ pub struct Cli {
     #[arg(long, value_name = "MODE", default_value = "mtime", value_parser = LASTMOD,
           hide_possible_values = true)]
     pub lastmod: LastmodMode,
+
+    /// How <lastmod> is written: datetime (as the date was found, a time with its zone
+    /// where there is one) or date (YYYY-MM-DD, the date as written in its own zone)
+    #[arg(long, value_name = "FORMAT", default_value = "datetime", value_parser = LASTMOD_FORMAT,
+          hide_possible_values = true)]
+    pub lastmod_format: DateOnly,
 
     /// Keep each page's lastmod while its content stays the same, recorded in FILE (a symlink
     /// is followed)
@@ -549,6 +561,20 @@ const FORMAT: Words<Format> = Words {
 const LASTMOD: Words<LastmodMode> = Words {
     words: &["mtime", "git", "none", "page", "page,git", "page,none"],
     parse: LastmodMode::parse,
+};
+
+/// `--lastmod-format date`: whether only the date of each lastmod is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DateOnly(pub bool);
+
+/// `--lastmod-format`.
+const LASTMOD_FORMAT: Words<DateOnly> = Words {
+    words: &["datetime", "date"],
+    parse: |text| match text {
+        "datetime" => Ok(DateOnly(false)),
+        "date" => Ok(DateOnly(true)),
+        _ => anyhow::bail!("--lastmod-format {text:?} is not datetime or date"),
+    },
 };
 
 /// `--digest`.

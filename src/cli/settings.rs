@@ -82,6 +82,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     let mut output = Place::new(&cli, &dir, &base, &groups)?;
     let mut rules = Rules::new(&RuleSpec {
         includes: &cli.include,
+        also: &cli.include_also,
         excludes: &cli.exclude,
         default_excludes: !cli.no_default_excludes,
         hidden: cli.hidden,
@@ -212,6 +213,7 @@ fn decide_settings(
             trailing_slash: !cli.no_trailing_slash,
         },
         read_html: !cli.no_html,
+        error_pages: !cli.no_default_excludes,
         computed_urls: cli.computed_urls,
         // Crawlers read robots.txt only at the root of a host.
         robots_txt: (!cli.ignore_disallow && base.is_host_root()).then(|| dir.join("robots.txt")),
@@ -313,6 +315,7 @@ fn sitemap_settings(
         }),
         foreign,
         hreflang_default: cli.hreflang_default.clone(),
+        date_only: cli.lastmod_format.0,
     }
 }
 

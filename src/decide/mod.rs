@@ -44,6 +44,9 @@ pub struct Settings {
     pub mapping: Mapping,
     /// Read HTML pages' heads (noindex, redirects, canonical, hreflang).
     pub read_html: bool,
+    /// Leave out error pages and app shells (the default excludes' rule for what the globs
+    /// cannot tell by name alone).
+    pub error_pages: bool,
     /// --computed-urls: list every page at the URL computed from its path, even when its
     /// canonical URL declares another form of it.
     pub computed_urls: bool,
@@ -336,6 +339,16 @@ impl<'s> Decider<'s> {
             Verdict::Noindex => {
                 report.left_out(&page.rel, Reason::Noindex, "marked noindex");
             }
+            Verdict::ErrorPage => report.left_out(
+                &page.rel,
+                Reason::DefaultExcluded,
+                "an error page that does not name itself canonical (use --no-default-excludes)",
+            ),
+            Verdict::Shell => report.left_out(
+                &page.rel,
+                Reason::DefaultExcluded,
+                "an app shell: no title and no text (use --no-default-excludes)",
+            ),
             Verdict::Redirect(to) => {
                 report.left_out(
                     &page.rel,

@@ -72,7 +72,7 @@ impl<'s> walk::Prepare for Planner<'s> {
             .as_mut()
             .ok()
             .and_then(|scanned| scanned.head.take());
-        let judged = head.map(|head| self.judge(&planned.loc, head)).transpose();
+        let judged = head.map(|head| self.judge(&planned, head)).transpose();
         if let (Some(rules), Ok(Some(judged)), Ok(read)) = (deferred, &judged, &mut scanned)
             && matches!(judged.verdict, Verdict::Keep { .. })
         {
@@ -98,10 +98,23 @@ impl<'s> walk::Prepare for Planner<'s> {
 }
 
 impl<'s> Planner<'s> {
-    /// What the head of the page at `loc` means.
-    fn judge(&self, loc: &str, head: Head) -> Result<Judged> {
+    /// What the head of the page `planned` means: what `verdict::judge` says of it, but that
+    /// a page it keeps is left out as an error page or an app shell.
+    fn judge(&self, planned: &Planned, head: Head) -> Result<Judged> {
         let canonical = !head.canonicals.is_empty();
-        let (verdict, ignored) = verdict::judge(head, loc, &self.base).context("a loc is a URL")?;
+        let shell = head.is_shell();
+        let (mut verdict, ignored) =
+            verdict::judge(head, &planned.loc, &self.base).context("a loc is a URL")?;
+        if let Verdict::Keep { .. } = verdict
+            && self.settings.error_pages
+        {
+            // Kept with a canonical URL: it names itself.
+            if html::is_error_page(&planned.page.rel) && !canonical {
+                verdict = Verdict::ErrorPage;
+            } else if shell {
+                verdict = Verdict::Shell;
+            }
+        }
         Ok(Judged {
             canonical,
             verdict,

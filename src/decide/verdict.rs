@@ -29,6 +29,12 @@ pub enum Verdict {
     /// The canonical URL is another page outside the base URL (another host, scheme or path
     /// prefix).
     Elsewhere(Url),
+    /// An error page (named for its HTTP status, `1.0/404.html`) that does not name itself
+    /// as its canonical URL, as a page about errors would.
+    ErrorPage,
+    /// An app shell, an SPA's fallback for unknown paths (nuxt's `200.html`): no title and
+    /// no text.
+    Shell,
 }
 
 /// The URL a listed page declares for itself.

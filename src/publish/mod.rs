@@ -257,6 +257,31 @@ fn remove_stale(
     Ok(())
 }
 
+/// Removes the sitemap at the output, with its shards and its groups' sitemaps, for a run
+/// that lists no page (every page noindex): a sitemap left there would list pages that ask
+/// not to be indexed. The caller holds the output directory's `Publishing` lock. Whether
+/// anything was removed.
+pub fn withdraw(files: &Files, report: &mut Report) -> Result<bool> {
+    let mut stale = files.stale(&[])?;
+    if std::fs::symlink_metadata(&files.path).is_ok_and(|meta| meta.is_file())
+        && Holds::Sitemap.may_take(&files.path)?
+    {
+        stale.push(files.path.clone());
+    }
+    let mut removed = false;
+    for path in stale {
+        match std::fs::remove_file(&path) {
+            Ok(()) => removed = true,
+            Err(err) => report.warn(
+                Warning::Run,
+                format!("cannot remove {}: {err}", path.display()),
+                "a sitemap of an earlier run stays",
+            )?,
+        }
+    }
+    Ok(removed)
+}
+
 /// Temp files of killed runs, where ours are made: in `dirs` (DIR, the output's directory,
 /// the state's).
 pub fn remove_leftovers(mut dirs: Vec<PathBuf>, report: &mut Report) -> Result<()> {

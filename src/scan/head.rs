@@ -1,7 +1,9 @@
 //! What a page's `<head>` says: noindex, a redirect, canonical URLs, hreflang alternates,
-//! as written (`decide::verdict` judges them). Only the head is read: up to `</head>`, the
-//! body, or any start tag that cannot be in a head. A `<noscript>` in the head is read as
-//! markup (a redirect stub may hide its refresh there); a `<template>` is inert.
+//! as written (`decide::verdict` judges them), and whether it has a title. Only the head is
+//! read: up to `</head>`, the body, or any start tag that cannot be in a head; a page with no
+//! title is read on until the first text of its body, to tell an app shell (no title, no
+//! text) from a page. A `<noscript>` in the head is read as markup (a redirect stub may hide
+//! its refresh there); a `<template>` is inert.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -28,6 +30,22 @@ pub struct Head {
     pub canonicals: Vec<String>,
     /// `<link rel="alternate" hreflang href>`, as written.
     pub alternates: Vec<Alternate>,
+    /// A `<title>` with text.
+    pub titled: bool,
+    /// Text in the body, outside scripts, styles and templates (looked for only when the
+    /// page has no title).
+    pub body_text: bool,
+    /// A `<script>` (looked for only when the page has no title).
+    pub scripted: bool,
+}
+
+impl Head {
+    /// An app shell (an SPA's fallback page, nuxt's `200.html`): no title and no text, only
+    /// scripts that render it. A page with neither and no script (a `go-import` stub) is
+    /// for machines, not a shell.
+    pub fn is_shell(&self) -> bool {
+        !self.titled && !self.body_text && self.scripted
+    }
 }
 
 /// Elements a head may hold; any other start tag begins the body.
@@ -67,7 +85,16 @@ pub struct Facts {
     pub head: Head,
     /// Depth in `<template>`s, whose content is inert.
     templates: usize,
+    /// Inside a `<title>`.
+    title: bool,
+    /// The head is over.
+    ended: bool,
+    /// Depth in the body's elements whose text is no reader's: scripts, styles, templates.
+    raw: usize,
 }
+
+/// Body elements whose text a reader does not see.
+const NO_TEXT: &[&[u8]] = &[b"script", b"style", b"template", b"noscript", b"textarea"];
 
 /// Whether the head goes on after a tag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +110,14 @@ impl Facts {
     }
 
     pub fn start(&mut self, tag: &Tag) -> Goes {
+        if self.ended {
+            if NO_TEXT.contains(&tag.name) {
+                self.raw += 1;
+            }
+            // Looked for as long as the body's text is.
+            self.head.scripted |= tag.name == b"script" && self.wants_body();
+            return Goes::Ended;
+        }
         if tag.name == b"template" {
             self.templates += 1;
             return Goes::On;
@@ -93,19 +128,51 @@ impl Facts {
         match tag.name {
             b"meta" => read_meta(&mut self.head, tag),
             b"link" => read_link(&mut self.head, tag),
+            b"title" => self.title = true,
+            b"script" => self.head.scripted = true,
             name if HEAD_ELEMENTS.contains(&name) => {}
-            _ => return Goes::Ended,
+            // The body's first element: its text counts.
+            _ => {
+                self.ended = true;
+                return self.start(tag);
+            }
         }
         Goes::On
     }
 
     pub fn end(&mut self, name: &[u8]) -> Goes {
+        if self.ended {
+            if NO_TEXT.contains(&name) {
+                self.raw = self.raw.saturating_sub(1);
+            }
+            return Goes::Ended;
+        }
         match name {
             b"template" => self.templates = self.templates.saturating_sub(1),
-            b"head" if self.templates == 0 => return Goes::Ended,
+            b"title" => self.title = false,
+            b"head" if self.templates == 0 => {
+                self.ended = true;
+                return Goes::Ended;
+            }
             _ => {}
         }
         Goes::On
+    }
+
+    /// Text: a title's, or the body's.
+    pub fn text(&mut self, text: &[u8]) {
+        let seen = !text.trim_ascii().is_empty();
+        if self.ended {
+            self.head.body_text |= self.raw == 0 && seen && !self.head.titled;
+        } else if self.title && self.templates == 0 {
+            self.head.titled |= seen;
+        }
+    }
+
+    /// Whether the reading must go on past the head: a page with no title is read until
+    /// the first text of its body.
+    pub fn wants_body(&self) -> bool {
+        !self.head.titled && !self.head.body_text
     }
 }
 
@@ -119,22 +186,24 @@ impl Events for HeadOnly {
 
     fn start(&mut self, tag: &Tag) -> Flow {
         match self.0.start(tag) {
-            Goes::On => Flow::Continue,
-            Goes::Ended => Flow::Stop,
+            Goes::Ended if !self.0.wants_body() => Flow::Stop,
+            _ => Flow::Continue,
         }
     }
 
     fn end(&mut self, name: &[u8]) -> Flow {
         match self.0.end(name) {
-            Goes::On => Flow::Continue,
-            Goes::Ended => Flow::Stop,
+            Goes::Ended if !self.0.wants_body() => Flow::Stop,
+            _ => Flow::Continue,
         }
     }
 
-    fn text(&mut self, _: &[u8]) {}
+    fn text(&mut self, text: &[u8]) {
+        self.0.text(text);
+    }
 
     fn noscript_is_markup(&mut self) -> bool {
-        true
+        !self.0.ended
     }
 }
 

@@ -238,7 +238,7 @@ fn head_within(first: &[u8], complete: bool) -> Option<Scanned> {
     let mut reader = PageReader::new(None, false);
     let first = &first[..first.len().min(HEAD_FIRST)];
     tokens::read(first, &mut reader).unwrap_or_else(|never| match never {});
-    (complete || reader.head_ended()).then(|| finish(reader, true))
+    (complete || reader.head_done()).then(|| finish(reader, true))
 }
 
 /// The images `content` found, if it looked for any.

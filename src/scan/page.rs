@@ -39,9 +39,10 @@ impl<'c, 'r> PageReader<'c, 'r> {
         }
     }
 
-    /// Whether the head is over (the body begun).
-    pub fn head_ended(&self) -> bool {
-        self.phase == Phase::Body
+    /// Whether the head is read, and with it all `Facts` want (a page with no title is read
+    /// on to its body's first text).
+    pub fn head_done(&self) -> bool {
+        self.phase == Phase::Body && !self.facts.wants_body()
     }
 
     /// Whether JSON-LD and metas are wanted: for the digest or the dates.
@@ -136,14 +137,12 @@ impl Events for PageReader<'_, '_> {
             }
             _ => {}
         }
-        if self.phase == Phase::Head {
-            if self.facts.start(tag) == Goes::On {
-                return Flow::Continue;
-            }
-            self.phase = Phase::Body;
-            if self.head_only {
-                return Flow::Stop;
-            }
+        if self.facts.start(tag) == Goes::On {
+            return Flow::Continue;
+        }
+        self.phase = Phase::Body;
+        if self.head_only && !self.facts.wants_body() {
+            return Flow::Stop;
         }
         if let Some(page) = &mut self.content {
             page.start(tag);
@@ -157,14 +156,12 @@ impl Events for PageReader<'_, '_> {
         {
             self.json_ld(json);
         }
-        if self.phase == Phase::Head {
-            if self.facts.end(name) == Goes::On {
-                return Flow::Continue;
-            }
-            self.phase = Phase::Body;
-            if self.head_only {
-                return Flow::Stop;
-            }
+        if self.facts.end(name) == Goes::On {
+            return Flow::Continue;
+        }
+        self.phase = Phase::Body;
+        if self.head_only && !self.facts.wants_body() {
+            return Flow::Stop;
         }
         if let Some(page) = &mut self.content {
             page.end(name);
@@ -173,6 +170,7 @@ impl Events for PageReader<'_, '_> {
     }
 
     fn text(&mut self, text: &[u8]) {
+        self.facts.text(text);
         if let Some(json) = &mut self.json {
             if json.len() + text.len() <= MAX_JSON {
                 json.extend_from_slice(text);

@@ -58,6 +58,8 @@ pub struct Settings {
     pub foreign: foreign::Settings,
     /// --hreflang-default: the language whose page is a cluster's `x-default`.
     pub hreflang_default: Option<String>,
+    /// --lastmod-format date: each lastmod's date alone (`2026-11-27`).
+    pub date_only: bool,
 }
 
 impl Settings {
@@ -282,7 +284,13 @@ impl<'s> Writer<'s> {
         })
     }
 
-    fn push(&mut self, entry: Entry) -> Result<()> {
+    fn push(&mut self, mut entry: Entry) -> Result<()> {
+        if self.settings.date_only
+            && let Some(lastmod) = &mut entry.lastmod
+        {
+            // W3C dates begin with YYYY-MM-DD, the date in the time's own zone.
+            lastmod.truncate(10);
+        }
         let context = || format!("cannot write {}", self.settings.destination.describe());
         let shard = &mut self.shard;
         xml::render(shard.doc.kind(), &entry, &mut self.rendered).with_context(context)?;

@@ -101,6 +101,8 @@ pub struct ExcludeGlob {
 
 pub struct RuleSpec<'a> {
     pub includes: &'a [String],
+    /// --include-also: more pages, besides the includes or the defaults.
+    pub also: &'a [String],
     pub excludes: &'a [String],
     pub default_excludes: bool,
     pub hidden: bool,
@@ -225,6 +227,12 @@ impl Rules {
                 }
                 include.add(compile(text, "--include")?);
             }
+        }
+        for text in spec.also {
+            if text.ends_with('/') {
+                bail!("--include-also {text:?} names a directory; globs select files");
+            }
+            include.add(compile(text, "--include-also")?);
         }
 
         let defaults = DEFAULT_EXCLUDES
@@ -433,6 +441,7 @@ mod tests {
         );
         Rules::new(&RuleSpec {
             includes: &[],
+            also: &[],
             excludes: &excludes,
             default_excludes: true,
             hidden: false,

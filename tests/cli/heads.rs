@@ -15,7 +15,12 @@ fn listed(site: &Site) -> Vec<String> {
 fn each_head_rule_leaves_out_exactly_its_pages() {
     let site = Site::fixture("heads");
     // A head longer than the cap (1 MiB) is read up to the cap; one within it is read whole.
-    let style = |n: usize| format!("<head><style>{}</style>", "p{}".repeat(n / 3));
+    let style = |n: usize| {
+        format!(
+            "<head><title>t</title><style>{}</style>",
+            "p{}".repeat(n / 3)
+        )
+    };
     site.write(
         "huge-head.html",
         style(600_000) + "<meta name=robots content=noindex></head>",
@@ -391,4 +396,128 @@ fn a_warning_every_page_shares_is_shown_three_times_then_counted() {
         "{}",
         verbose.stderr()
     );
+}
+
+#[test]
+fn an_error_page_anywhere_is_left_out_unless_it_names_itself_canonical() {
+    // mike's versioned MkDocs: MkDocs's 404 page in every version's folder, no robots, no
+    // canonical; Hugo's docs have a page about 404 templates, which names itself canonical.
+    let site = Site::empty();
+    let page = |title: &str, head: &str| {
+        format!(
+            "<!doctype html><html><head><title>{title}</title>{head}</head><body><h1>{title}</h1></body></html>"
+        )
+    };
+    site.write("index.html", page("Home", ""));
+    site.write("1.0/index.html", page("Docs 1.0", ""));
+    site.write("1.0/404.html", page("404 - Not found", ""));
+    site.write("2.0/404.html", page("404 - Not found", ""));
+    site.write("latest/sub/500/index.html", page("Server error", ""));
+    site.write(
+        "templates/404/index.html",
+        page(
+            "Custom 404 page",
+            r#"<link rel="canonical" href="https://example.com/templates/404/">"#,
+        ),
+    );
+    let run = site.run(&["-v"]);
+    run.success().stderr_has(&[
+        "skip 1.0/404.html: an error page that does not name itself canonical",
+        "(left out: 3 by the default excludes)",
+    ]);
+    assert_eq!(listed(&site), ["", "1.0/", "templates/404/"]);
+    // The default excludes off: every page is listed.
+    site.run(&["--no-default-excludes"]).success();
+    assert_eq!(listed(&site).len(), 6);
+}
+
+#[test]
+fn an_app_shell_is_left_out_as_a_fallback_not_a_page() {
+    // nuxt generate: 200.html, byte for byte its 404.html, an app shell with no title and no
+    // text for hosts that serve it on unknown paths; @nuxtjs/sitemap leaves it out.
+    let site = Site::empty();
+    let shell = r#"<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="modulepreload" as="script" crossorigin href="/_nuxt/Bx7.js"><script type="module" src="/_nuxt/Bx7.js" crossorigin></script></head><body><div id="__nuxt"></div><div id="teleports"></div><script type="application/json" data-nuxt-data="nuxt-app" id="__NUXT_DATA__">[{"serverRendered":1}]</script><noscript>Enable JavaScript</noscript></body></html>"#;
+    site.write("200.html", shell);
+    site.write("404.html", shell);
+    site.write(
+        "index.html",
+        r#"<!DOCTYPE html><html><head><title>Home</title><script src="/_nuxt/a.js"></script></head><body><div id="__nuxt"></div></body></html>"#,
+    );
+    // No title, but text: a page.
+    site.write("plain.html", "<p>A page written by hand.</p>");
+    // No title, no text, no script: a page for machines (Hugo's go-import stub), which its
+    // generator lists; not a shell.
+    site.write(
+        "npmjs/index.html",
+        r#"<html><head><meta name="go-import" content="example.com/npmjs mod https://example.com"></head><body></body></html>"#,
+    );
+    // A title, no text: a page (its text may come from a script, yet it names itself).
+    site.write(
+        "titled.html",
+        "<html><head><title>Search</title></head><body><div id=app></div></body></html>",
+    );
+    let run = site.run(&["-v"]);
+    run.success().stderr_has(&[
+        "skip 200.html: an app shell: no title and no text",
+        "skip 404.html: default exclude /404.html",
+    ]);
+    assert_eq!(listed(&site), ["", "npmjs/", "plain.html", "titled.html"]);
+}
+
+#[test]
+fn a_site_whose_every_page_is_noindex_gets_no_sitemap_and_exits_0() {
+    // Docusaurus's `noIndex: true` (a staging deploy): every page says noindex.
+    let site = Site::empty();
+    let page = |title: &str| {
+        format!(
+            "<!doctype html><html><head><title>{title}</title><meta name=\"robots\" content=\"noindex, nofollow\"></head><body><p>{title}</p></body></html>"
+        )
+    };
+    site.write("index.html", page("Home"));
+    site.write("docs/intro/index.html", page("Intro"));
+    site.write("404.html", page("Not found"));
+    site.write("style.css", "p{}");
+    let files = site.all_files();
+    let run = site.run(&[]);
+    run.success();
+    let stderr = run.stderr();
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "sitemapgen: note: no sitemap: every page in {} is noindex (2 pages)",
+            site.root.display()
+        ),
+        "one note"
+    );
+    assert_eq!(site.all_files(), files, "nothing written");
+    // An earlier run's sitemap, shards and all, is taken away: it would list noindex pages.
+    site.write("index.html", "<title>Home</title><p>Home");
+    site.run(&["--max-urls", "1", "--gzip"]).success();
+    site.write("docs/intro/index.html", "<title>Intro</title><p>Intro");
+    site.run(&["--max-urls", "1"]).success();
+    assert!(site.path("sitemap-2.xml").exists());
+    site.write("index.html", page("Home"));
+    site.write("docs/intro/index.html", page("Intro"));
+    site.run(&["--check"])
+        .expect_code(1)
+        .stderr_has(&["sitemap.xml differs: every page in "]);
+    site.run(&[])
+        .success()
+        .stderr_has(&["removed the earlier run's "]);
+    let mut left = site.all_files();
+    left.retain(|path| !files.contains(path));
+    // Another compression's index is another run's output, left alone (as a run leaves it).
+    assert_eq!(
+        left,
+        [site.path("sitemap.xml.gz"), site.path("sitemap-1.xml.gz")]
+    );
+    site.run(&["--check"]).success();
+    // Standard output: nothing on it.
+    let run = site.run(&["-o", "-"]);
+    assert!(run.success().stdout().is_empty());
+    // A site without a page at all is still an error.
+    Site::empty()
+        .run(&[])
+        .expect_code(1)
+        .stderr_has(&["error: no pages in "]);
 }

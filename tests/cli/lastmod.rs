@@ -918,3 +918,49 @@ fn source_dates_date_the_pages_the_state_does_not_know_yet() {
         .expect_code(2)
         .stderr_has(&["--source-dates gives dates, and --lastmod none writes none"]);
 }
+
+#[test]
+fn lastmod_format_date_writes_each_date_alone_and_the_state_keeps_the_time() {
+    let site = Site::with_pages(&["index.html", "a.html"]);
+    set_file_mtime(
+        site.page("a.html"),
+        FileTime::from_unix_time(1_764_201_600, 0),
+    )
+    .unwrap();
+    set_file_mtime(
+        site.page("index.html"),
+        FileTime::from_unix_time(1_764_250_000, 0),
+    )
+    .unwrap();
+    let args = ["--state", "state", "--lastmod-format", "date"];
+    site.run(&args).success();
+    let dates: Vec<_> = validate::sitemap(&site.sitemap_path(), BASE)
+        .into_iter()
+        .map(|url| url.lastmod.unwrap())
+        .collect();
+    assert_eq!(dates, ["2025-11-27", "2025-11-27"]);
+    // A fixed datetime in its own zone: its date as written there.
+    site.run(&[
+        "--lastmod",
+        "2026-11-27T23:30:00-05:00",
+        "--lastmod-format=date",
+    ])
+    .success();
+    assert!(
+        fs::read_to_string(site.sitemap_path())
+            .unwrap()
+            .contains("<lastmod>2026-11-27</lastmod>")
+    );
+    // The state kept the times: back to datetime, nothing is re-dated.
+    site.run(&["--state", "state"])
+        .success()
+        .stderr_has(&["0 re-dated"]);
+    assert!(
+        fs::read_to_string(site.sitemap_path())
+            .unwrap()
+            .contains("<lastmod>2025-11-27T")
+    );
+    site.run(&["--lastmod-format", "day"])
+        .expect_code(2)
+        .stderr_has(&["--lastmod-format \"day\" is not datetime or date"]);
+}

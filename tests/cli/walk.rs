@@ -473,3 +473,22 @@ fn heads_read_on_the_walk_threads_come_back_in_order_on_any_number_of_threads() 
         );
     }
 }
+
+#[test]
+fn include_also_adds_to_the_default_pages_or_the_includes() {
+    let site = crate::harness::Site::with_pages(&["index.html", "a.htm", "paper.pdf", "b.txt"]);
+    site.run(&["--include-also", "*.pdf"]).success();
+    assert_eq!(
+        crate::validate::listed(&site.sitemap_path(), crate::harness::BASE),
+        ["", "a.htm", "paper.pdf"]
+    );
+    site.run(&["--include", "*.txt", "--include-also", "*.pdf"])
+        .success();
+    assert_eq!(
+        crate::validate::listed(&site.sitemap_path(), crate::harness::BASE),
+        ["b.txt", "paper.pdf"]
+    );
+    site.run(&["--include-also", "docs/"])
+        .expect_code(2)
+        .stderr_has(&["--include-also \"docs/\" names a directory"]);
+}

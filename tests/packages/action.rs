@@ -131,7 +131,7 @@ fn steps(ids: &[&str], site: &Site, env: &[(&str, &str)]) -> Output {
     done.unwrap()
 }
 
-/// Every input but `args` is one line: a line break would write a step output of its own
+/// Every input but the lists `args`, `include` and `exclude` is one line: a line break would write a step output of its own
 /// (`changes: "ch.txt\nlisted=999999"`) or a second cache path (`version`). The first step
 /// checks each, by one function, before any other step runs; `version` is a release's.
 #[test]
@@ -151,7 +151,9 @@ fn action_refuses_an_input_with_a_line_break_before_any_step_runs() {
         .filter(|name| !name.starts_with(' '))
         .collect();
     assert!(names.len() >= 8, "{names:?}");
-    for name in names.iter().filter(|name| **name != "args") {
+    // The lists (a flag or a glob a line) only become flags.
+    let lists = ["args", "include", "exclude"];
+    for name in names.iter().filter(|name| !lists.contains(name)) {
         let var = name.to_uppercase().replace('-', "_");
         assert!(
             check.contains(&format!("line {name} \"${var}\"\n")),
@@ -175,7 +177,7 @@ fn action_refuses_an_input_with_a_line_break_before_any_step_runs() {
         ("VERSION", VERSION),
         ("ARGS", ""),
     ];
-    let done = steps(&["inputs", "run"], &site, &good);
+    let done = steps(&["inputs", "options", "run"], &site, &good);
     assert!(
         done.status.success(),
         "{}",
@@ -200,7 +202,7 @@ fn action_refuses_an_input_with_a_line_break_before_any_step_runs() {
                 .iter()
                 .map(|&(key, value)| (key, if key == var { bad } else { value }))
                 .collect();
-            let done = steps(&["inputs", "run"], &site, &env);
+            let done = steps(&["inputs", "options", "run"], &site, &env);
             assert_eq!(done.status.code(), Some(2), "{name} {bad:?}");
             let stdout = String::from_utf8_lossy(&done.stdout);
             assert_eq!(
@@ -384,7 +386,8 @@ fn action_runs_with_the_state_in_the_site_and_gives_the_counts() {
     // As a workflow writes it, without the final slash.
     let base = server.url("");
     let changes = site.outside().join("changes.txt");
-    let run_step = &script(&action_yml(), "run");
+    let action = action_yml();
+    let (options_step, run_step) = (&script(&action, "options"), &script(&action, "run"));
     let env = |state: &'static str| {
         vec![
             ("BINARY", env!("CARGO_BIN_EXE_sitemapgen").to_string()),
@@ -398,6 +401,7 @@ fn action_runs_with_the_state_in_the_site_and_gives_the_counts() {
     };
     let run = |env: Vec<(&str, String)>| {
         let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        assert!(step(options_step, &site, &DEFAULT_OPTIONS).status.success());
         step(run_step, &site, &env)
     };
 
@@ -420,9 +424,10 @@ fn action_runs_with_the_state_in_the_site_and_gives_the_counts() {
         outputs(&site),
         format!(
             "listed=3\nadded=3\nredated=0\nremoved=0\nfiles-written=3\nchanges={}\n\
-             summary-json={}\n",
+             summary-json={}\nsitemap-path={}\nexcluded-count=0\n",
             changes.display(),
-            summary.display()
+            summary.display(),
+            site.sitemap_path().display()
         )
     );
     validate::sitemap(&site.sitemap_path(), &format!("{base}/"));
@@ -465,4 +470,99 @@ fn action_installs_the_cargo_version_by_default() {
         .find_map(|line| line.trim().strip_prefix("default: "))
         .expect("the version input's default");
     assert_eq!(version, format!("\"{VERSION}\""));
+}
+
+/// The options step's environment for the inputs' defaults, as action.yml gives them.
+const DEFAULT_OPTIONS: [(&str, &str); 7] = [
+    ("INCLUDE", ""),
+    ("INCLUDE_PDF", "false"),
+    ("EXTENSIONS", ""),
+    ("EXCLUDE", ""),
+    ("CLEAN_URLS", "false"),
+    ("FORMAT", "xml"),
+    ("DATE_ONLY", "false"),
+];
+
+#[test]
+fn action_takes_the_inputs_cicirello_users_know_and_names_its_outputs_as_cicirello() {
+    if tool("jq").is_none() {
+        return;
+    }
+    let site = Site::with_pages(&[
+        "index.html",
+        "about.html",
+        "draft.html",
+        "paper.pdf",
+        "x.docx",
+    ]);
+    site.write("notes/a.html", "<title>a</title><p>a");
+    site.write(
+        "hidden.html",
+        "<title>h</title><meta name=robots content=noindex><p>h",
+    );
+    let action = action_yml();
+    let (options_step, run_step) = (&script(&action, "options"), &script(&action, "run"));
+    let binary = env!("CARGO_BIN_EXE_sitemapgen");
+    let dir = site.root.display().to_string();
+    let run = |options: &[(&str, &str)]| {
+        let mut env = DEFAULT_OPTIONS.to_vec();
+        env.extend_from_slice(options);
+        let done = step(options_step, &site, &env);
+        if !done.status.success() {
+            return done;
+        }
+        let env = [
+            ("BINARY", binary),
+            ("DIR", dir.as_str()),
+            ("BASE_URL", "https://example.com"),
+            ("STATE", "false"),
+            ("PREVIOUS_SITEMAP", ""),
+            ("CHANGES", ""),
+            ("ARGS", ""),
+        ];
+        step(run_step, &site, &env)
+    };
+    let done = run(&[
+        ("INCLUDE_PDF", "true"),
+        ("EXTENSIONS", "docx"),
+        ("EXCLUDE", "draft.html\n/notes/\n"),
+        ("CLEAN_URLS", "true"),
+        ("FORMAT", "txt"),
+    ]);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let out = outputs(&site);
+    let txt = site.root.join("sitemap.txt");
+    assert!(
+        out.contains(&format!(
+            "sitemap-path={}\nexcluded-count=3\n",
+            txt.display()
+        )),
+        "{out}"
+    );
+    assert!(out.starts_with("listed=4\n"), "{out}");
+    assert_eq!(
+        fs::read_to_string(&txt).unwrap(),
+        "https://example.com/\nhttps://example.com/about\nhttps://example.com/paper.pdf\n\
+         https://example.com/x.docx\n"
+    );
+    // A date alone in each lastmod.
+    let done = run(&[("DATE_ONLY", "true")]);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let urls = validate::sitemap(&site.sitemap_path(), "https://example.com/");
+    assert!(
+        urls.iter()
+            .all(|url| url.lastmod.as_ref().unwrap().len() == 10)
+    );
+    // A boolean input that is neither fails the step, naming it.
+    let done = run(&[("DATE_ONLY", "yes")]);
+    assert_eq!(done.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&done.stdout).contains("the date-only input is \"yes\""));
 }

@@ -455,3 +455,56 @@ fn docusaurus_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     assert!(!site.sitemap_path().exists());
     assert!(!site.root.join("sitemap.state.gz").exists());
 }
+
+#[test]
+fn docusaurus_no_index_builds_with_no_sitemap_and_the_native_options_map() {
+    let Some((docusaurus, project)) = project("docusaurus") else {
+        return;
+    };
+    let site = Site::empty();
+    let dir = project.dir.path().join("docusaurus");
+    for (file, text) in [
+        ("src/pages/index.md", "# Home\n\nWelcome.\n"),
+        ("docs/intro.md", "# Intro\n\nStart here.\n"),
+        ("docs/tags/a.md", "# A tag\n\nTagged.\n"),
+    ] {
+        let path = dir.join(file);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    let config = |extra: &str, options: &str| {
+        let text = format!(
+            "export default {{\n  title: 'Demo',\n  url: 'https://example.com',\n  \
+               baseUrl: '/',\n  {extra}\n  \
+               presets: [['classic', {{ blog: false, sitemap: false }}]],\n  \
+               plugins: [['sitemapgen-cli/docusaurus', {{ state: false, {options} }}]],\n}};\n"
+        );
+        fs::write(dir.join("docusaurus.config.js"), text).unwrap();
+    };
+    let out = site.root.to_str().unwrap();
+    let args = ["build", "--out-dir", out];
+
+    // @docusaurus/plugin-sitemap's names: a date alone, and the patterns left out.
+    config("", "lastmod: 'date', ignorePatterns: ['/docs/tags/**']");
+    let (output, _) = build(&docusaurus, "", &dir, &args);
+    succeeded(&output);
+    let base = "https://example.com/";
+    assert_eq!(listed(&site, base), ["", "docs/intro"]);
+    let urls = validate::sitemap(&site.sitemap_path(), base);
+    assert!(
+        urls.iter()
+            .all(|url| url.lastmod.as_ref().unwrap().len() == 10)
+    );
+
+    // noIndex: true (a staging deploy): every page says noindex; the build succeeds with one
+    // note and no sitemap, as Docusaurus's own plugin writes none.
+    config("noIndex: true,", "");
+    let (output, log) = build(&docusaurus, "", &dir, &args);
+    succeeded(&output);
+    assert!(
+        log.contains("[sitemapgen] note: no sitemap: every page in "),
+        "{log}"
+    );
+    assert!(!site.sitemap_path().exists());
+    assert_eq!(log.matches("[sitemapgen]").count(), 1, "{log}");
+}

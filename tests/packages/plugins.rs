@@ -600,3 +600,144 @@ fn sphinx_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
     assert!(log.contains("the 3 URLs listed in"), "{log}");
     assert_eq!(switch::dates(&site.sitemap_path(), &base), old);
 }
+
+/// The `<loc>` of each `<url>` of a sitemap, read as Material for MkDocs reads `sitemap.xml`
+/// (its integrations/sitemap: the document's `url` elements, each one's `loc`): none when it
+/// is an index.
+fn material_reads(sitemap: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(sitemap);
+    text.split("<url>")
+        .skip(1)
+        .filter_map(|url| {
+            let loc = url.split_once("<loc>")?.1.split_once("</loc>")?.0;
+            Some(loc.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn mkdocs_plugin_keeps_materials_sitemap_a_list_of_pages_and_serves_the_gzip_url() {
+    let Some(venv) = generators() else { return };
+    let site = Site::empty();
+    let base = "https://example.com/";
+    let project = site.outside().join("project");
+    for (page, text) in [
+        ("index.md", "# Home\n\nWelcome.\n"),
+        ("about.md", "# About\n\nWho we are.\n"),
+        // A glob's characters in its name: excluded as the file it is.
+        (
+            "draft[1]*.md",
+            "---\nsitemap: false\n---\n# Draft\n\nNot yet.\n",
+        ),
+        (
+            "draft1x.md",
+            "# Draft 1x\n\nA page the glob draft[1]* would match.\n",
+        ),
+        (
+            "old.md",
+            "---\nrobots: noindex, follow\n---\n# Old\n\nGone soon.\n",
+        ),
+    ] {
+        let path = project.join("docs").join(page);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    let config = format!(
+        "site_name: Demo\nsite_url: {base}\nsite_dir: {}\ntheme:\n  name: material\n\
+         plugins:\n  - search\n  - sitemapgen:\n      state: false\n",
+        site.root.display()
+    );
+    fs::write(project.join("mkdocs.yml"), &config).unwrap();
+    succeeded(&python(venv, &project, &["-m", "mkdocs", "build"]));
+    let sitemap = fs::read(site.sitemap_path()).unwrap();
+    // The pages whose meta says so are left out; Material finds a list of pages.
+    let expected: Vec<String> = ["", "about/", "draft1x/"]
+        .iter()
+        .map(|path| format!("{base}{path}"))
+        .collect();
+    let mut read = material_reads(&sitemap);
+    read.sort();
+    assert_eq!(read, expected);
+    assert_eq!(
+        locs(&validate::sitemap(&site.sitemap_path(), base)).len(),
+        3
+    );
+    // MkDocs's sitemap.xml.gz URL still answers, with ours.
+    let gz = fs::read(site.root.join("sitemap.xml.gz")).unwrap();
+    assert!(validate::gunzip(&gz) == sitemap);
+
+    // What would make sitemap.xml an index (or leave none) is refused, saying why.
+    for options in [
+        "      groups: [blog=blog/**]\n",
+        "      args: [--gzip]\n",
+        "      args: ['--index-add=https://example.com/other.xml']\n",
+        "      args: [--max-urls, '1']\n",
+    ] {
+        fs::write(project.join("mkdocs.yml"), format!("{config}{options}")).unwrap();
+        let failed = python(venv, &project, &["-m", "mkdocs", "build"]);
+        assert!(!failed.status.success(), "{options}");
+        let stderr = String::from_utf8_lossy(&failed.stderr);
+        assert!(
+            stderr.contains("Material for MkDocs reads sitemap.xml as a list of pages"),
+            "{stderr}"
+        );
+    }
+    // Another theme may have its index.
+    fs::write(
+        project.join("mkdocs.yml"),
+        format!("{config}      groups: [about=about/**]\n")
+            .replace("name: material", "name: mkdocs"),
+    )
+    .unwrap();
+    succeeded(&python(venv, &project, &["-m", "mkdocs", "build"]));
+    assert!(material_reads(&fs::read(site.sitemap_path()).unwrap()).is_empty());
+    assert_eq!(validate::index(&site.sitemap_path(), base).len(), 2);
+}
+
+#[test]
+fn sphinx_extension_leaves_out_documents_marked_nositemap() {
+    let Some(venv) = generators() else { return };
+    let site = Site::empty();
+    let source = site.outside().join("source");
+    fs::create_dir_all(&source).unwrap();
+    for (page, text) in [
+        (
+            "index.rst",
+            "Demo\n====\n\n.. toctree::\n\n   a\n   hidden\n",
+        ),
+        ("a.rst", "A\n=\n\nText a.\n"),
+        (
+            "hidden.rst",
+            ":nositemap:\n\nHidden\n======\n\nNot listed.\n",
+        ),
+    ] {
+        fs::write(source.join(page), text).unwrap();
+    }
+    fs::write(
+        source.join("conf.py"),
+        "project = 'Demo'\nextensions = ['sitemapgen_cli.sphinx']\n\
+         html_baseurl = 'https://example.com/'\nsitemapgen_state = False\n\
+         sitemapgen_excludes = ['/genindex.html']\nsitemapgen_lastmod_format = 'date'\n",
+    )
+    .unwrap();
+    let out = site.root.to_str().unwrap();
+    succeeded(&python(
+        venv,
+        site.outside(),
+        &["-m", "sphinx", "-b", "html", "source", out],
+    ));
+    let urls = validate::sitemap(&site.sitemap_path(), "https://example.com/");
+    let mut listed = locs(&urls);
+    listed.sort_unstable();
+    assert_eq!(
+        listed,
+        [
+            "https://example.com/a.html",
+            "https://example.com/index.html"
+        ]
+    );
+    assert!(
+        urls.iter()
+            .all(|url| url.lastmod.as_ref().unwrap().len() == 10)
+    );
+}

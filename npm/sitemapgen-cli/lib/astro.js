@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { flags, joinBase, runSitemapgen, stateFlags } from "./run.js";
+import { flags, joinBase, runSitemapgen, stateFlags, withUrlFile } from "./run.js";
 
 /**
  * Each page's source and its file in DIR: the pages of `src/pages/` and the entries of
@@ -70,12 +70,23 @@ export function astroFlags(config, dir, options = {}) {
       }),
     );
   }
-  return args.concat(flags(options), [dir]);
+  // @astrojs/sitemap's names: `lastmod` a Date (one date for every page) or our mode,
+  // `customPages` URLs to list besides the pages, `xslURL` the stylesheet.
+  const lastmod = options.lastmod instanceof Date ? options.lastmod.toISOString() : options.lastmod;
+  const common = {
+    ...options,
+    lastmod,
+    xsl: options.xsl ?? options.xslURL,
+    addUrls: [...(options.addUrls ?? []), ...(options.customPagesFile ? [options.customPagesFile] : [])],
+  };
+  return args.concat(flags(common), [dir]);
 }
 
 /**
- * @param {{state?: boolean, previousSitemap?: boolean | string, images?: boolean, groups?: string[], xsl?: boolean | string,
- *   indexnowKeyEnv?: string, args?: string[],
+ * @param {{state?: boolean, exclude?: string[], customPages?: string[],
+ *   lastmod?: Date | string, lastmodFormat?: "date" | "datetime", addUrls?: string[],
+ *   images?: boolean, groups?: string[], xsl?: boolean | string, xslURL?: string,
+ *   indexnowKeyEnv?: string, args?: string[], previousSitemap?: boolean | string,
  *   requireBinary?: boolean}} options
  */
 export default function sitemapgen(options = {}) {
@@ -88,7 +99,13 @@ export default function sitemapgen(options = {}) {
       },
       "astro:build:done": async ({ dir, logger }) => {
         const out = fileURLToPath(dir).replace(/\/$/, "");
-        await runSitemapgen(astroFlags(config, out, options), logger, options.requireBinary);
+        await withUrlFile(options.customPages, (customPagesFile) =>
+          runSitemapgen(
+            astroFlags(config, out, { ...options, customPagesFile }),
+            logger,
+            options.requireBinary,
+          ),
+        );
       },
     },
   };

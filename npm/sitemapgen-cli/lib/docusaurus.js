@@ -31,7 +31,28 @@ export function docusaurusFlags(siteConfig, outDir, options = {}, sources = {}) 
       }),
     );
   }
-  return args.concat(flags(options), [outDir]);
+  return args.concat(flags(common(options)), [outDir]);
+}
+
+/**
+ * The options by @docusaurus/plugin-sitemap's names, as `flags` takes them: `lastmod`
+ * `"date"` or `"datetime"` (the format; null: no lastmod), `ignorePatterns` (globs, as
+ * `--exclude` takes them: `/tags/**` leaves out the folder `tags/`).
+ */
+function common(options) {
+  const { lastmod, ignorePatterns, ...rest } = options;
+  if (lastmod !== undefined && lastmod !== null && lastmod !== "date" && lastmod !== "datetime") {
+    throw new Error(
+      `sitemapgen: error: the option lastmod is ${JSON.stringify(lastmod)}: "date", ` +
+        `"datetime" or null, as @docusaurus/plugin-sitemap takes it`,
+    );
+  }
+  return {
+    ...rest,
+    exclude: [...(rest.exclude ?? []), ...(ignorePatterns ?? [])],
+    lastmod: lastmod === null ? "none" : rest.lastmodMode,
+    lastmodFormat: lastmod ?? rest.lastmodFormat,
+  };
 }
 
 /**
@@ -66,9 +87,10 @@ const log = {
 
 /**
  * @param {unknown} context
- * @param {{state?: boolean, previousSitemap?: boolean | string, images?: boolean, groups?: string[], xsl?: boolean | string,
- *   indexnowKeyEnv?: string, args?: string[],
- *   requireBinary?: boolean}} options
+ * @param {{state?: boolean, ignorePatterns?: string[], lastmod?: "date" | "datetime" | null,
+ *   lastmodMode?: string, addUrls?: string[], images?: boolean, groups?: string[],
+ *   xsl?: boolean | string, indexnowKeyEnv?: string, args?: string[],
+ *   previousSitemap?: boolean | string, requireBinary?: boolean}} options
  */
 export default function sitemapgen(context, options = {}) {
   return {

@@ -4,6 +4,7 @@
 // generator's log.
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { BinaryNotFound, NoBinary, binaryPath } from "./binary.js";
@@ -20,12 +21,29 @@ const OFF = {
 };
 
 /**
- * The flags of the options every plugin has (`state` is each plugin's own).
- * @param {{images?: boolean, groups?: string[], xsl?: boolean | string,
- *   indexnowKeyEnv?: string, args?: string[]}} options
+ * The flags of the options every plugin has (`state` is each plugin's own; each names the
+ * others as its native plugin does, and passes them here by these names).
+ * @param {{exclude?: string[], cleanUrls?: boolean, lastmod?: string,
+ *   lastmodFormat?: "date" | "datetime", addUrls?: string[], images?: boolean,
+ *   groups?: string[], xsl?: boolean | string, indexnowKeyEnv?: string, args?: string[]}} options
  */
 export function flags(options = {}) {
   const args = [];
+  for (const glob of options.exclude ?? []) {
+    args.push("--exclude", glob);
+  }
+  if (options.cleanUrls) {
+    args.push("--clean-urls");
+  }
+  if (options.lastmod) {
+    args.push("--lastmod", options.lastmod);
+  }
+  if (options.lastmodFormat) {
+    args.push("--lastmod-format", options.lastmodFormat);
+  }
+  for (const file of options.addUrls ?? []) {
+    args.push("--add-urls", file);
+  }
   if (options.images) {
     args.push("--images");
   }
@@ -59,6 +77,24 @@ export function joinBase(site, basePath, key) {
   url.search = "";
   url.hash = "";
   return url.href;
+}
+
+/**
+ * Runs `use` with the path of a file of URLS (a URL a line) in a temp folder of its own,
+ * outside the site, removed once `use`'s promise settles; with no URLs, with no path.
+ */
+export async function withUrlFile(urls, use) {
+  if (!urls?.length) {
+    return use(undefined);
+  }
+  const dir = fs.mkdtempSync(path.join(tmpdir(), "sitemapgen-"));
+  try {
+    const file = path.join(dir, "urls.txt");
+    fs.writeFileSync(file, urls.map((url) => `${url}\n`).join(""));
+    return await use(file);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
