@@ -356,6 +356,20 @@ mod tests {
     }
 
     #[test]
+    fn a_page_with_no_title_is_read_to_its_text_and_scripts() {
+        let shell = head(
+            "<head><script src=/app.js></script></head><body><div id=app></div>\
+             <noscript>Enable JavaScript</noscript><script>x</script></body>",
+        );
+        assert!(shell.is_shell(), "{shell:?}");
+        let text = head("<head><script src=/a.js></script></head><body><div>Hello</div>");
+        assert!(text.body_text && !text.is_shell());
+        assert!(!head("<head><title> Home </title><script></script></head><body>").is_shell());
+        assert!(!head("<head><title> </title></head><body><p>x</p>").titled);
+        assert!(!head("<head><meta name=go-import content=x></head><body></body>").is_shell());
+    }
+
+    #[test]
     fn a_template_in_the_head_neither_ends_it_nor_counts() {
         let page = "<head><template><div><meta name=robots content=noindex></div></template>\
                     <link rel=canonical href=/x></head>";
@@ -379,9 +393,13 @@ mod tests {
             "a".repeat(HEAD_CAP)
         );
         assert!(!head(&beyond_cap).noindex);
+        // No head: the body's text is read for (the page has no title), its metas are not.
         assert_eq!(
             head("<p>no head at all</p><meta name=robots content=noindex>"),
-            Head::default()
+            Head {
+                body_text: true,
+                ..Head::default()
+            }
         );
         assert!(head(b"\xe9\xff<meta name=robots content=noindex>").noindex);
     }

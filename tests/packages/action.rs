@@ -544,10 +544,17 @@ fn action_takes_the_inputs_cicirello_users_know_and_names_its_outputs_as_cicirel
         "{out}"
     );
     assert!(out.starts_with("listed=4\n"), "{out}");
+    let text = fs::read_to_string(&txt).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
     assert_eq!(
-        fs::read_to_string(&txt).unwrap(),
-        "https://example.com/\nhttps://example.com/about\nhttps://example.com/paper.pdf\n\
-         https://example.com/x.docx\n"
+        lines,
+        [
+            "https://example.com/",
+            "https://example.com/about",
+            "https://example.com/paper.pdf",
+            "https://example.com/x.docx"
+        ]
     );
     // A date alone in each lastmod.
     let done = run(&[("DATE_ONLY", "true")]);

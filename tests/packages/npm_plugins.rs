@@ -508,3 +508,27 @@ fn docusaurus_no_index_builds_with_no_sitemap_and_the_native_options_map() {
     assert!(!site.sitemap_path().exists());
     assert_eq!(log.matches("[sitemapgen]").count(), 1, "{log}");
 }
+
+#[test]
+fn astro_integration_takes_astrojs_sitemaps_option_names() {
+    let Some((_, project)) = project("astro") else {
+        return;
+    };
+    // The flags for @astrojs/sitemap's options, as the integration maps them.
+    let script = "import { astroFlags } from 'sitemapgen-cli/astro';\n\
+        console.log(JSON.stringify(astroFlags({ site: 'https://example.com' }, '/out', {\n\
+          state: false, exclude: ['/secret/**'], lastmod: new Date('2026-11-27T10:00:00Z'),\n\
+          lastmodFormat: 'date', xslURL: '/s.xsl', customPagesFile: '/tmp/urls.txt' })));\n";
+    let output = Command::new("node")
+        .args(["--input-type=module", "-e", script])
+        .current_dir(project.dir.path())
+        .output()
+        .unwrap();
+    let out = succeeded(&output);
+    assert_eq!(
+        out.trim(),
+        "[\"--base-url\",\"https://example.com/\",\"--exclude\",\"/secret/**\",\
+         \"--lastmod\",\"2026-11-27T10:00:00Z\",\"--lastmod-format\",\"date\",\
+         \"--add-urls\",\"/tmp/urls.txt\",\"--xsl\",\"/s.xsl\",\"/out\"]"
+    );
+}

@@ -72,7 +72,10 @@ export function astroFlags(config, dir, options = {}) {
   }
   // @astrojs/sitemap's names: `lastmod` a Date (one date for every page) or our mode,
   // `customPages` URLs to list besides the pages, `xslURL` the stylesheet.
-  const lastmod = options.lastmod instanceof Date ? options.lastmod.toISOString() : options.lastmod;
+  const lastmod =
+    options.lastmod instanceof Date
+      ? options.lastmod.toISOString().replace(/\.\d+Z$/, "Z")
+      : options.lastmod;
   const common = {
     ...options,
     lastmod,
