@@ -230,21 +230,7 @@ fn remove_stale(
             _ => {}
         }
     }
-    // An index of the other compression's (a run before --gzip was switched) that lists
-    // only files of ours. An unsplit sitemap there stays: it may be another tool's, as does
-    // a file that cannot be read as an index.
-    let other = files.other_output();
-    if std::fs::symlink_metadata(&other).is_ok_and(|meta| meta.is_file())
-        && Holds::Sitemap.may_take(&other)?
-        && let Ok(Some(bytes)) = input::read_file(&other, input::MAX_SITEMAP)
-        && let Ok(Document::Index(locs)) = read::parse(bytes, &other.display(), None)
-        && locs.iter().all(|loc| {
-            let name = loc.rsplit('/').next().unwrap_or_default();
-            !name.is_empty() && files.named_like_ours(name.as_ref())
-        })
-    {
-        stale.push(other);
-    }
+    stale.extend(other_index(files)?);
     for path in stale {
         if let Err(err) = std::fs::remove_file(&path) {
             report.warn(
@@ -263,6 +249,7 @@ fn remove_stale(
 /// anything was removed.
 pub fn withdraw(files: &Files, report: &mut Report) -> Result<bool> {
     let mut stale = files.stale(&[])?;
+    stale.extend(other_index(files)?);
     if std::fs::symlink_metadata(&files.path).is_ok_and(|meta| meta.is_file())
         && Holds::Sitemap.may_take(&files.path)?
     {
@@ -280,6 +267,29 @@ pub fn withdraw(files: &Files, report: &mut Report) -> Result<bool> {
         }
     }
     Ok(removed)
+}
+
+/// An index of the other compression's (a run before --gzip was switched) that lists only
+/// files of ours. An unsplit sitemap there stays: it may be another tool's, as does a file
+/// that cannot be read as an index.
+fn other_index(files: &Files) -> Result<Option<PathBuf>> {
+    let other = files.other_output();
+    Ok(
+        (std::fs::symlink_metadata(&other).is_ok_and(|meta| meta.is_file())
+            && Holds::Sitemap.may_take(&other)?
+            && input::read_file(&other, input::MAX_SITEMAP)
+                .ok()
+                .flatten()
+                .and_then(|bytes| read::parse(bytes, &other.display(), None).ok())
+                .is_some_and(|document| match document {
+                    Document::Index(locs) => locs.iter().all(|loc| {
+                        let name = loc.rsplit('/').next().unwrap_or_default();
+                        !name.is_empty() && files.named_like_ours(name.as_ref())
+                    }),
+                    _ => false,
+                }))
+        .then_some(other),
+    )
 }
 
 /// Temp files of killed runs, where ours are made: in `dirs` (DIR, the output's directory,
