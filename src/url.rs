@@ -41,7 +41,15 @@ pub struct BaseUrl(String);
 
 impl BaseUrl {
     pub fn parse(text: &str) -> Result<Self> {
-        let mut url = given_url(text, "--base-url", Given::Base)?;
+        let mut url = match given_url(text, "--base-url", Given::Base) {
+            Ok(url) => url,
+            // `-b example.com`: the scheme left out, as a browser's address bar allows.
+            Err(err) if !text.contains("://") => match BaseUrl::parse(&format!("https://{text}")) {
+                Ok(base) => bail!("{err:#}\nhint: -b {}", base.0),
+                Err(_) => return Err(err),
+            },
+            Err(err) => return Err(err),
+        };
         if !url.username().is_empty() || url.password().is_some() {
             bail!("--base-url {text:?} must not carry a user name or password");
         }

@@ -14,6 +14,18 @@ from sitemapgen_cli._run import Failed, escape_glob, flags, run_sitemapgen, stat
 
 log = logging.getLogger(__name__)
 
+
+class _Named:
+    """Sphinx's log names no extension: each of sitemapgen's lines begins with its name, as
+    in the MkDocs log."""
+
+    def warning(self, message):
+        log.warning(f"sitemapgen: {message}")
+
+    def info(self, message):
+        log.info(f"sitemapgen: {message}")
+
+
 BUILDERS = ("html", "dirhtml")
 # The config value that turns each flag off, as sitemapgen's messages name it.
 OFF = {
@@ -103,6 +115,11 @@ def build_finished(app, exception):
         # An error in the log and exit status 1, as Sphinx fails a build for its own errors.
         log.error(str(failed))
         app.statuscode = 1
+        # Sphinx counts each error it logs among the warnings of its closing line ("build
+        # finished with problems, 1 warning"): this one is the build's error, not a warning,
+        # and the line then says "build finished with problems".
+        if getattr(app, "_warncount", 0) > 0:
+            app._warncount -= 1
 
 
 def sitemap(app):
@@ -139,7 +156,7 @@ def sitemap(app):
         indexnow_key_env=config.sitemapgen_indexnow_key_env,
         extra=config.sitemapgen_args,
     )
-    run_sitemapgen(args + [outdir], log, OFF, require_binary=config.sitemapgen_require_binary)
+    run_sitemapgen(args + [outdir], _Named(), OFF, require_binary=config.sitemapgen_require_binary)
 
 
 def unlisted(app):

@@ -27,6 +27,7 @@ const COMMAND_LINE_ONLY: &[&str] = &[
     "completions",
     "indexnow-submit",
     "google-submit",
+    "explain",
     "help",
     "version",
 ];
@@ -200,6 +201,22 @@ struct FromFile {
     keys: Vec<String>,
 }
 
+/// The key meant by an unknown `key`, as clap suggests a flag: the flag's name written in
+/// snake_case (`base_url`, TOML's usual style), or a key a typo away (`exlude`).
+fn suggested_key(command: &clap::Command, key: &str) -> Option<String> {
+    let keys = command
+        .get_arguments()
+        .filter_map(|arg| arg.get_long())
+        .filter(|long| !COMMAND_LINE_ONLY.contains(long))
+        .chain(["dir"]);
+    let kebab = key.replace('_', "-");
+    keys.map(|known| (strsim::jaro(&kebab, known), known))
+        // clap's threshold for its own suggestions.
+        .filter(|(similarity, _)| *similarity > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, known)| known.to_string())
+}
+
 fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<FromFile> {
     let command = args::command();
     let (mut args, mut dir, mut keys) = (Vec::new(), None, Vec::new());
@@ -218,7 +235,11 @@ fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<F
             .find(|arg| arg.get_long() == Some(key) || (key == "dir" && arg.is_positional()))
             .filter(|_| !COMMAND_LINE_ONLY.contains(&key.as_str()));
         let Some(arg) = arg else {
-            bail!("config file {}: unknown key {key:?}", path.display());
+            let hint = match suggested_key(&command, key) {
+                Some(known) => format!("; did you mean {known:?}? (the keys are the flags' names)"),
+                None => String::new(),
+            };
+            bail!("config file {}: unknown key {key:?}{hint}", path.display());
         };
         // The value's type is checked even where the command line gives the setting: a
         // mistake in the file shows on the first run, not the first without that flag.

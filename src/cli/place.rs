@@ -10,6 +10,7 @@ use anyhow::{Result, bail};
 use super::args::Cli;
 use super::settings::grouped;
 use crate::decide::rules::GroupRules;
+use crate::io::atomic::dir_of;
 use crate::outputs::claim::{self, Holds, Output};
 use crate::outputs::{self, Destination, Files, Format};
 use crate::submit::indexnow;
@@ -36,6 +37,10 @@ pub(super) struct Place {
     pub(super) own_dir: Option<PathBuf>,
     /// The public URL of the output's directory, when it lies inside DIR.
     pub(super) dir_url: Option<String>,
+    /// With -o -, the files a run without -o writes (DIR/sitemap.xml): the walk leaves them
+    /// out as it would then, so that a preview counts the same files (a generator's own
+    /// sitemap.xml is the file either run replaces).
+    previewed: Option<Files>,
 }
 
 impl Place {
@@ -43,17 +48,20 @@ impl Place {
         let (format, grouped) = (cli.format, grouped(cli));
         let files =
             |path, target| Files::new(path, target, (format, cli.gzip), groups.names(), grouped);
+        let default = || {
+            let path = dir.join(default_name(format, cli.gzip));
+            files(path.clone(), path)
+        };
         let destination = match &cli.output {
             Some(path) if path.as_os_str() == "-" => Destination::Stdout,
             Some(path) => {
                 check_gzip_name(path, cli.gzip)?;
+                check_folder(path)?;
                 Destination::File(files(path.clone(), path.clone()))
             }
-            None => {
-                let path = dir.join(default_name(format, cli.gzip));
-                Destination::File(files(path.clone(), path))
-            }
+            None => Destination::File(default()),
         };
+        let previewed = (destination == Destination::Stdout).then(default);
         let own_dir = match &destination {
             Destination::File(files) => path_inside(dir, files.dir()),
             Destination::Stdout => None,
@@ -66,6 +74,7 @@ impl Place {
             destination,
             own_dir,
             dir_url,
+            previewed,
         };
         output.check(cli)?;
         Ok(output)
@@ -107,12 +116,34 @@ impl Place {
         Ok(())
     }
 
-    /// The output's directory inside DIR and its files, which the walk leaves out.
+    /// The output's directory inside DIR and its files, which the walk leaves out (for a
+    /// preview, those a run without -o writes).
     pub(super) fn own(&self) -> Option<(&Path, &Files)> {
-        match (&self.destination, &self.own_dir) {
-            (Destination::File(files), Some(dir)) => Some((dir.as_path(), files)),
+        match (&self.destination, &self.own_dir, &self.previewed) {
+            (Destination::File(files), Some(dir), _) => Some((dir.as_path(), files)),
+            (Destination::Stdout, _, Some(files)) => Some((Path::new(""), files)),
             _ => None,
         }
+    }
+}
+
+/// The sitemap's folder must exist, as DIR must: a run creates no folder.
+fn check_folder(path: &Path) -> Result<()> {
+    let folder = dir_of(path);
+    match std::fs::metadata(folder) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => bail!(
+            "-o {}: {} is not a folder",
+            path.display(),
+            folder.display()
+        ),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => bail!(
+            "-o {}: the folder {} does not exist (create it first)",
+            path.display(),
+            folder.display()
+        ),
+        // Any other fault is told when the sitemap is written.
+        Err(_) => Ok(()),
     }
 }
 

@@ -55,7 +55,14 @@ impl Beside {
                 "another run removed each one as it was made",
             ))
         };
-        made().with_context(|| format!("cannot create a temp file in {}", dir.display()))
+        // tempfile's error names the temp file's random name, which tells nothing.
+        let without_name = |err: io::Error| match err.to_string().split_once(" at path ") {
+            Some((why, _)) => io::Error::new(err.kind(), why.to_string()),
+            None => err,
+        };
+        made()
+            .map_err(without_name)
+            .with_context(|| format!("cannot create a temp file in {}", dir.display()))
     }
 
     /// A temp file to be renamed over `path`.

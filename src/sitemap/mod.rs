@@ -267,7 +267,10 @@ impl Shard {
 /// A new file of the sitemap: beside the output, or unnamed for standard output and --check.
 fn open(settings: &Settings) -> Result<Sink<Temp>> {
     let temp = match &settings.destination {
-        Destination::File(files) if !settings.scratch => Temp::Beside(Beside::in_dir(files.dir())?),
+        Destination::File(files) if !settings.scratch => Temp::Beside(
+            Beside::in_dir(files.dir())
+                .with_context(|| format!("cannot write the sitemap {}", files.path.display()))?,
+        ),
         _ => Temp::Scratch(Scratch::new()?),
     };
     Ok(Sink::new(temp, settings.gzip))

@@ -33,10 +33,19 @@ fn every_bad_option_value_exits_2_naming_the_flag() {
     let files = site.all_files();
     let cases: &[(&[&str], &str)] = &[
         (&["-b", "example.com"], "--base-url \"example.com\""),
+<<<<<<< HEAD
         (
             &["-b", "ftp://example.com/"],
             "is not an http or https URL (ftp:)",
         ),
+=======
+        // The scheme left out: the URL meant is suggested.
+        (
+            &["-b", "example.com/docs"],
+            "(relative URL without a base)\nhint: -b https://example.com/docs/\n",
+        ),
+        (&["-b", "ftp://example.com/"], "must use http or https"),
+>>>>>>> b19c68d (Messages a newcomer hits say what to do (issue 45, part 3))
         (
             &["-b", "https://example.com/?q=1"],
             "must not have a query or a fragment",
@@ -157,15 +166,22 @@ fn an_unwritable_or_missing_output_directory_fails_cleanly() {
         .arg(&site.root)
         .run();
     fs::set_permissions(&site.root, fs::Permissions::from_mode(0o755)).unwrap();
-    run.expect_code(1)
-        .stderr_has(&["error: cannot create a temp file in ", "Permission denied"]);
+    // What could not be written, and why; not the temp file's random name.
+    let sitemap = site.sitemap_path().display().to_string();
+    run.expect_code(1).stderr_has(&[
+        &format!("error: cannot write the sitemap {sitemap}: cannot create a temp file in "),
+        "Permission denied",
+    ]);
+    assert!(!run.stderr().contains("at path"), "{}", run.stderr());
     assert_untouched(&site, &before, &files);
 
-    site.command(&["-o"])
-        .arg(site.outside().join("no/such/dir/sitemap.xml"))
-        .run()
-        .expect_code(1)
-        .stderr_has(&["cannot create a temp file in ", "no/such/dir"]);
+    // A folder that does not exist is a usage error, as a missing DIR is.
+    let missing = site.outside().join("no/such/dir");
+    let run = site.command(&["-o"]).arg(missing.join("sitemap.xml")).run();
+    run.expect_code(2).stderr_has(&[
+        "error: -o ",
+        &format!("the folder {} does not exist", missing.display()),
+    ]);
     assert_untouched(&site, &before, &files);
 
     // A state that cannot be written stops the run before any page is read.

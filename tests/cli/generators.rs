@@ -71,3 +71,17 @@ fn jekyll() {
 fn mkdocs() {
     assert_same_urls("mkdocs", "https://example.com/docs/", &[]);
 }
+
+/// A preview counts the files as a run writing DIR/sitemap.xml does: Hugo's own sitemap.xml
+/// is the file that run replaces, not a file that is not a page.
+#[test]
+fn a_preview_and_a_run_count_the_same_files() {
+    let site = Site::fixture("hugo");
+    let summary = |run: crate::harness::Run| {
+        let stderr = run.success().stderr();
+        stderr[stderr.find("(left out: ").expect("a summary")..].to_string()
+    };
+    let preview = summary(site.run(&["-o", "-"]));
+    let written = summary(site.run(&[]));
+    assert_eq!(preview, written);
+}

@@ -196,6 +196,15 @@ fn every_config_error_names_the_key_and_the_file() {
     let site = site();
     let cases = [
         ("colour = true", "unknown key \"colour\""),
+        // TOML's usual snake_case, and a typo: the key meant, as clap suggests a flag.
+        (
+            "base_url = \"https://example.com/\"",
+            "unknown key \"base_url\"; did you mean \"base-url\"?",
+        ),
+        (
+            "exlude = [\"drafts/**\"]",
+            "unknown key \"exlude\"; did you mean \"exclude\"?",
+        ),
         ("completions = \"bash\"", "unknown key \"completions\""),
         ("hidden = \"yes\"", "key \"hidden\" must be true or false"),
         (

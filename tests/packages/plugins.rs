@@ -258,6 +258,12 @@ fn sphinx_extension_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         log.contains("since the state: 4 added, 0 removed, 0 re-dated"),
         "{log}"
     );
+    // Named in Sphinx's log as in MkDocs's, and what "hidden" means said (.buildinfo).
+    assert!(log.contains("sitemapgen: wrote 4 URLs to "), "{log}");
+    assert!(
+        log.contains("hidden (named with a leading dot; see --hidden)"),
+        "{log}"
+    );
     let urls = validate::sitemap(&site.sitemap_path(), &base);
     // The html builder declares each page's canonical URL, index.html included; the search
     // page is noindex.
@@ -324,6 +330,10 @@ fn sphinx_extension_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
         stderr.contains("sitemapgen: error: html_baseurl is not set in conf.py"),
         "{stderr}"
     );
+    // The sitemap's failure is the build's error, not counted among its warnings.
+    let log = format!("{}{stderr}", String::from_utf8_lossy(&failed.stdout));
+    assert!(log.contains("build finished with problems."), "{log}");
+    assert!(!log.contains("1 warning"), "{log}");
 }
 
 /// Where this platform has no binary (the wheel for any platform, as pip installs it on
