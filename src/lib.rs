@@ -24,6 +24,7 @@ pub mod cli;
 pub mod decide;
 pub mod entry;
 pub mod error;
+mod explain;
 mod html;
 mod io;
 mod outputs;

@@ -74,7 +74,7 @@ impl Reason {
             Reason::NotPage => format!("{n} files that are not pages"),
             Reason::Excluded => format!("{n} by --exclude"),
             Reason::DefaultExcluded => format!("{n} by the default excludes"),
-            Reason::Hidden => format!("{n} hidden"),
+            Reason::Hidden => format!("{n} hidden (named with a leading dot; see --hidden)"),
             Reason::Noindex => format!("{n} noindex"),
             Reason::Redirect => format!("{n} redirect {pages}"),
             Reason::Canonical => format!("{n} naming another page as canonical"),
@@ -151,6 +151,9 @@ pub struct Report {
     /// Whether the warnings shown only in part have been counted out.
     warnings_finished: bool,
     progress: Progress,
+    /// --explain: every line -v prints, and those only --explain gives (`why`), kept for the
+    /// explanation instead of printed.
+    trail: Option<Mutex<Vec<String>>>,
 }
 
 /// A spinner with counts on stderr, for a person watching a long run: only when stderr is a
@@ -185,7 +188,43 @@ impl Report {
             added: 0,
             warnings_finished: false,
             progress: Progress::new(verbosity),
+            trail: None,
         }
+    }
+
+    /// For --explain: each line kept (`take_trail`), none printed, the -v lines among them.
+    pub fn explaining(strict: bool) -> Self {
+        Report {
+            trail: Some(Mutex::new(Vec::new())),
+            progress: Progress::Off,
+            ..Report::new(Verbosity::Verbose, strict)
+        }
+    }
+
+    /// Whether the run explains a page (--explain): then `why` keeps its lines.
+    pub fn explains(&self) -> bool {
+        self.trail.is_some()
+    }
+
+    /// A line only --explain shows (made only then): where a page's date came from.
+    pub fn why(&self, line: impl FnOnce() -> String) {
+        if self.trail.is_some() {
+            self.print(line());
+        }
+    }
+
+    /// The lines kept for --explain, without the program's name.
+    pub fn take_trail(&mut self) -> Vec<String> {
+        let trail = self.trail.take().map(Mutex::into_inner);
+        let lines = trail.map(|lines| lines.unwrap_or_else(PoisonError::into_inner));
+        lines
+            .unwrap_or_default()
+            .into_iter()
+            .map(|line| match line.strip_prefix("sitemapgen: ") {
+                Some(rest) => rest.to_string(),
+                None => line,
+            })
+            .collect()
     }
 
     /// A problem that costs the sitemap a URL or a date; fatal under --strict.
@@ -240,8 +279,14 @@ impl Report {
         }
     }
 
-    /// Prints a line on stderr, above the spinner if one is shown.
+    /// Prints a line on stderr, above the spinner if one is shown (or keeps it for
+    /// --explain).
     fn print(&self, line: impl Display) {
+        if let Some(trail) = &self.trail {
+            let mut trail = trail.lock().unwrap_or_else(PoisonError::into_inner);
+            trail.push(redact(&line.to_string()));
+            return;
+        }
         match &self.progress {
             Progress::Shown(bar) => bar.suspend(|| to_stderr(line)),
             _ => to_stderr(line),

@@ -31,7 +31,10 @@ use crate::walk::rules::check_glob;
         base URL plus the page's path, percent-encoded byte for byte. <lastmod> comes from the \
         file's mtime unless --lastmod says otherwise. The sitemap is written atomically: a \
         failed run leaves the previous one untouched.",
-    after_help = "Settings may also come from sitemapgen.toml (see --config); flags win, and a \
+    after_help = "These are the options used most: --help shows all of them, by topic.\n\
+        Exit status: 0 success, 1 runtime failure (or --check found a difference), 2 usage or \
+        configuration error.",
+    after_long_help = "Settings may also come from sitemapgen.toml (see --config); flags win, and a \
         flag given as --FLAG=false turns off the file's FLAG = true.\n\
         Exit status: 0 success, 1 runtime failure (or --check found a difference), 2 usage or \
         configuration error."
@@ -356,15 +359,119 @@ pub struct Cli {
     #[arg(long)]
     pub no_config: bool,
 
+    /// Tell why one page is or is not in the sitemap, and its URL, lastmod and alternates,
+    /// with the run's other flags; PAGE is a file (in DIR or under the current directory) or
+    /// its URL. Reads that page alone and writes nothing
+    #[arg(long, value_name = "PAGE", conflicts_with_all = ["files_from", "check"])]
+    pub explain: Option<OsString>,
+
     /// Print a completion script for SHELL (bash, elvish, fish, powershell or zsh) and exit
     #[arg(long, value_name = "SHELL", exclusive = true)]
     pub completions: Option<clap_complete::Shell>,
 }
 
+/// The options a user reaches for first, in this order: the only ones `-h` shows (so that it
+/// fits a screen), and the first of `--help`, under "Options".
+const FIRST: &[&str] = &[
+    "base-url",
+    "output",
+    "include",
+    "exclude",
+    "lastmod",
+    "state",
+    "state-url",
+    "changes",
+    "check",
+    "explain",
+    "verbose",
+    "quiet",
+    "config",
+];
+
+/// --help by topic, after the options a user reaches for first (`FIRST`).
+const TOPICS: &[(&str, &[&str])] = &[
+    (
+        "Output",
+        &[
+            "gzip",
+            "format",
+            "xsl",
+            "write-xsl",
+            "robots",
+            "max-urls",
+            "group",
+            "index-add",
+            "add-urls",
+            "summary-json",
+        ],
+    ),
+    (
+        "Pages and URLs",
+        &[
+            "no-default-excludes",
+            "clean-urls",
+            "no-trailing-slash",
+            "computed-urls",
+            "ignore-disallow",
+            "changefreq",
+            "priority",
+            "no-html",
+            "hreflang-default",
+            "images",
+            "image-host",
+            "hidden",
+        ],
+    ),
+    (
+        "Dates and state",
+        &[
+            "previous-sitemap",
+            "digest",
+            "digest-region",
+            "digest-ignore",
+            "max-churn",
+        ],
+    ),
+    (
+        "Telling search engines (after the deploy)",
+        &[
+            "indexnow-key-env",
+            "indexnow-key-file",
+            "indexnow-submit",
+            "indexnow-endpoint",
+            "google-submit",
+            "google-key-env",
+            "google-key-file",
+            "google-property",
+            "google-endpoint",
+            "http-timeout",
+        ],
+    ),
+    (
+        "Reading the site",
+        &["files-from", "null", "follow", "jobs"],
+    ),
+    (
+        "Messages and settings",
+        &["strict", "no-config", "completions"],
+    ),
+];
+
 /// The command with every flag taking an optional value, `--robots=false`, so that the command
-/// line can turn off what a config file turns on.
+/// line can turn off what a config file turns on; --help by topic.
 pub fn command() -> clap::Command {
     Cli::command().mut_args(|arg| {
+        let topic = TOPICS
+            .iter()
+            .find(|(_, longs)| arg.get_long().is_some_and(|long| longs.contains(&long)));
+        let first = FIRST
+            .iter()
+            .position(|first| arg.get_long() == Some(*first));
+        let arg = match (first, topic) {
+            (Some(order), _) => arg.display_order(order),
+            (None, Some((heading, _))) => arg.help_heading(*heading).hide_short_help(true),
+            (None, None) => arg,
+        };
         // --no-config is for the command line alone.
         if !matches!(arg.get_action(), ArgAction::SetTrue) || arg.get_id() == "no_config" {
             return arg;

@@ -12,6 +12,7 @@ use super::args::Cli;
 use super::place::{Claimed, Place, claim_outputs, path_inside};
 use crate::decide::lastmod::{self, LastmodMode, StateSettings};
 use crate::decide::rules::{GroupRules, ValueRules};
+use crate::explain::Asked;
 use crate::outputs::{Destination, Format};
 use crate::report::Verbosity;
 use crate::run::Settings;
@@ -105,10 +106,16 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         index_add: claimed.index_add,
         timeout: Duration::from_secs(cli.http_timeout),
     };
+    let decide = decide_settings(&cli, &base, &dir, &rules, groups, lastmod)?;
+    let explain = match &cli.explain {
+        Some(page) => Some(Asked::resolve(page, &dir, &base, &decide.mapping)?),
+        None => None,
+    };
     Ok(Settings {
         state,
-        decide: decide_settings(&cli, &base, &dir, &rules, groups, lastmod)?,
-        walk: walk_settings(&cli, &dir, rules, verbosity),
+        decide,
+        walk: walk_settings(&cli, &dir, rules, verbosity, explain.as_ref()),
+        explain,
         publish: publish::Settings {
             root: dir,
             base: base.clone(),
@@ -183,18 +190,29 @@ fn source_date_epoch() -> Result<Option<i64>> {
     }
 }
 
-fn walk_settings(cli: &Cli, dir: &Path, rules: Rules, verbosity: Verbosity) -> walk::Settings {
+/// With --explain, the walk is of its page alone, as a list of one file, each step named.
+fn walk_settings(
+    cli: &Cli,
+    dir: &Path,
+    rules: Rules,
+    verbosity: Verbosity,
+    explain: Option<&Asked>,
+) -> walk::Settings {
+    let list = match (explain, cli.files_from.clone()) {
+        (Some(asked), _) => Some(ListFrom::Page(asked.rel.clone())),
+        (None, from) => from.map(list_from),
+    };
     walk::Settings {
         root: dir.to_path_buf(),
-        source: match cli.files_from.clone() {
+        source: match list {
             None => Source::Walk { follow: cli.follow },
             Some(from) => Source::List {
-                from: list_from(from),
+                from,
                 separator: if cli.null { b'\0' } else { b'\n' },
             },
         },
         rules,
-        verbose: verbosity == Verbosity::Verbose,
+        verbose: verbosity == Verbosity::Verbose || explain.is_some(),
     }
 }
 
@@ -252,7 +270,8 @@ fn state_settings(
     output: &Place,
     claimed: &Claimed,
 ) -> (Option<state::Settings>, Option<StateSettings>) {
-    let write = !cli.check && matches!(output.destination, Destination::File(_));
+    let write =
+        !cli.check && cli.explain.is_none() && matches!(output.destination, Destination::File(_));
     claimed
         .state
         .clone()

@@ -249,7 +249,16 @@ impl<'s> Decider<'s> {
             let from_root = format!("{}{path}", self.base.path());
             if disallow.blocks(&from_root) {
                 report.strict(format_args!("robots.txt disallows {loc}"))?;
-                report.left_out(&page.rel, Reason::Robots, "robots.txt disallows its URL");
+                // Which line, only for --explain: each rule is tried on the file without it.
+                let rule = match report.explains() {
+                    true => disallow.rule(&from_root).map(|rule| format!(" ({rule})")),
+                    false => None,
+                };
+                report.left_out(
+                    &page.rel,
+                    Reason::Robots,
+                    format_args!("robots.txt disallows its URL{}", rule.unwrap_or_default()),
+                );
                 return Ok(true);
             }
         }

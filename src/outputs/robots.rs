@@ -79,7 +79,11 @@ pub fn read(path: &Path, usage: Use) -> Result<Option<Vec<u8>>> {
 
 /// The rules of robots.txt's `*` group, which every crawler without a group of its own
 /// follows.
-pub struct Disallow(Robots);
+pub struct Disallow {
+    rules: Robots,
+    /// The file as read, for `rule`.
+    text: Vec<u8>,
+}
 
 impl Disallow {
     /// The rules of the robots.txt at `path`; None when there is none or it allows all.
@@ -89,12 +93,38 @@ impl Disallow {
         };
         // No group names this tool, so the `*` group is the one that applies.
         let rules = Robots::parse(&bytes, "sitemapgen");
-        Ok((rules.always() != Some(true)).then_some(Disallow(rules)))
+        Ok((rules.always() != Some(true)).then_some(Disallow { rules, text: bytes }))
     }
 
     /// Whether the rules disallow the URL path (from the host's root, `/docs/a.html`).
     pub fn blocks(&self, path: &str) -> bool {
-        !self.0.is_allowed(path)
+        !self.rules.is_allowed(path)
+    }
+
+    /// The line of robots.txt that disallows the URL path `path`, for --explain: the line
+    /// without which the file would allow it, as the parser reads the file (so the matching
+    /// rules are the parser's, not a second reading of them); `line N: Disallow: …`.
+    pub fn rule(&self, path: &str) -> Option<String> {
+        let lines: Vec<&[u8]> = self.text.split(|&byte| byte == b'\n').collect();
+        (0..lines.len()).find_map(|at| {
+            let line = String::from_utf8_lossy(lines[at]);
+            if !line
+                .trim_start()
+                .get(..9)?
+                .eq_ignore_ascii_case("disallow:")
+            {
+                return None;
+            }
+            let mut without = Vec::with_capacity(self.text.len());
+            for (other, text) in lines.iter().enumerate().filter(|(other, _)| *other != at) {
+                if other > 0 {
+                    without.push(b'\n');
+                }
+                without.extend_from_slice(text);
+            }
+            let allowed = Robots::parse(&without, "sitemapgen").is_allowed(path);
+            allowed.then(|| format!("line {}: {}", at + 1, line.trim()))
+        })
     }
 }
 
@@ -124,6 +154,14 @@ mod tests {
         assert!(
             !rules.blocks("/g/page.html"),
             "the Googlebot group is not ours"
+        );
+        assert_eq!(
+            rules.rule("/book/first-edition/print.html").as_deref(),
+            Some("line 5: Disallow: /book/first-edition/")
+        );
+        assert_eq!(
+            rules.rule("/files/a.pdf").as_deref(),
+            Some("line 6: Disallow: /*.pdf$")
         );
         assert!(disallow("User-agent: *\nAllow: /\n").is_none());
         assert!(disallow("# nothing\n").is_none());

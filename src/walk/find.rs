@@ -87,6 +87,7 @@ pub(super) fn read_list(
     separator: u8,
 ) -> Result<Vec<PathBuf>> {
     let data = match from {
+        ListFrom::Page(rel) => return Ok(vec![rel.clone()]),
         ListFrom::Stdin => {
             let mut data = Vec::new();
             io::stdin()
@@ -97,8 +98,7 @@ pub(super) fn read_list(
         ListFrom::File(path) => fs::read(path)
             .with_context(|| format!("cannot read the file list {}", shown_path(path)))?,
     };
-    let root = &settings.root;
-    let roots = [root.canonicalize()?, std::path::absolute(root)?];
+    let roots = roots(&settings.root)?;
     let mut rels = data
         .split(|&byte| byte == separator)
         // A list written on Windows ends its lines in CRLF.
@@ -160,6 +160,17 @@ fn skipped_ancestor(rules: &Rules, dir: &Path) -> Option<(Reason, String)> {
         }
     }
     None
+}
+
+/// DIR as a listed absolute path may begin: its real path, or as given made absolute.
+fn roots(root: &Path) -> Result<[PathBuf; 2]> {
+    Ok([root.canonicalize()?, std::path::absolute(root)?])
+}
+
+/// `path` made relative to DIR `root` as a listed file is (relative paths are DIR's); an
+/// error if it leaves DIR.
+pub fn inside(root: &Path, path: &Path) -> Result<PathBuf> {
+    inside_root(path, &roots(root)?)
 }
 
 /// A listed path made relative to DIR (empty for DIR itself), `.` and `..` resolved; an error

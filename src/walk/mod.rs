@@ -61,6 +61,7 @@ use rustix::fs::{Mode, OFlags};
 
 use crate::report::{Reason, Report, Warning};
 use find::Finder;
+pub use find::inside;
 use rules::Rules;
 
 /// What the walk needs to know.
@@ -84,6 +85,8 @@ pub enum Source {
 pub enum ListFrom {
     Stdin,
     File(PathBuf),
+    /// One file, relative to DIR (`inside`): --explain's page.
+    Page(PathBuf),
 }
 
 /// What a stat says of a page, as git's index keeps it: an edit that keeps the size and sets

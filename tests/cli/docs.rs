@@ -191,6 +191,112 @@ fn the_quick_start_runs_on_a_fresh_clone() {
     crate::validate::sitemap_bytes(run.stdout(), "https://example.com/");
 }
 
+/// The commands of README's first code block under `heading` (a `## ` or `**…**` line).
+fn readme_block(heading: &str) -> Vec<String> {
+    let readme = read("README.md");
+    let section = &readme[readme.find(heading).expect("the section")..];
+    let block = &section[section.find("```sh\n").expect("a code block") + 6..];
+    block[..block.find("\n```").unwrap()]
+        .lines()
+        .map(|line| line.split("  #").next().unwrap().trim().to_string())
+        .collect()
+}
+
+/// README's two commands for a fresh clone, as written: the install from a checkout
+/// (`--locked`: the committed Cargo.lock must be the one cargo resolves), and the test
+/// command, which is what CI runs (the Quick start's command runs in the test above).
+#[test]
+fn the_readme_install_and_test_commands_are_what_the_checkout_and_ci_run() {
+    let install = readme_block("**Today: from a checkout.**");
+    assert!(install[0].starts_with("git clone "), "{install:?}");
+    assert_eq!(install[1], "cargo install --locked --path .");
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let locked = std::process::Command::new(cargo)
+        .current_dir(top)
+        .args(["metadata", "--locked", "--offline", "--format-version", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        locked.status.success(),
+        "Cargo.lock is not what cargo resolves: {}",
+        String::from_utf8_lossy(&locked.stderr)
+    );
+
+    let test = readme_block("Run the tests");
+    assert_eq!(test, ["scripts/test.sh"], "one command");
+    let ci = read(".ci/run");
+    let last = ci
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap();
+    assert_eq!(last, test[0], ".ci/run ends with README's test command");
+    assert!(top.join(&test[0]).is_file());
+}
+
+/// `-h` fits a screen, the options a user reaches for first at its top; `--help` has every
+/// option, those first, then by topic.
+#[test]
+fn short_help_fits_a_screen_and_long_help_leads_with_the_options_used_most() {
+    let short = Cmd::new().arg("-h").run();
+    let short = String::from_utf8_lossy(short.success().stdout()).into_owned();
+    let lines = short.lines().count();
+    assert!(lines <= 50, "-h has {lines} lines:\n{short}");
+    let long = Cmd::new().arg("--help").run();
+    let long = String::from_utf8_lossy(long.success().stdout()).into_owned();
+    // The line that begins the option's entry (`-b, --base-url <URL>`, `--gzip[=<BOOL>]`).
+    let at = |text: &str, option: &str| {
+        text.lines()
+            .position(|line| {
+                let indented = line.starts_with(' ');
+                let line = line.trim_start();
+                let line = line
+                    .get(4..)
+                    .filter(|_| !line.starts_with("--"))
+                    .unwrap_or(line);
+                indented
+                    && line
+                        .strip_prefix(option)
+                        .is_some_and(|rest| rest.starts_with([' ', '[']) || rest.is_empty())
+            })
+            .unwrap_or_else(|| panic!("{option} not in:\n{text}"))
+    };
+    for help in [&short, &long] {
+        let first = [
+            "--base-url",
+            "--output",
+            "--include",
+            "--exclude",
+            "--lastmod",
+            "--state",
+        ];
+        for pair in first.windows(2) {
+            assert!(at(help, pair[0]) < at(help, pair[1]), "{pair:?}:\n{help}");
+        }
+        assert!(at(help, "--state") < at(help, "--explain"));
+    }
+    assert!(!short.contains("--gzip"), "{short}");
+    assert!(at(&long, "--explain") < at(&long, "--gzip"), "{long}");
+    assert!(at(&long, "--gzip") < at(&long, "--google-submit"), "{long}");
+}
+
+/// groff reads the man page without a warning (`-ww`: all of them).
+#[test]
+fn the_man_page_has_no_groff_warning() {
+    let groff = std::process::Command::new("groff")
+        .args(["-ww", "-man", "-Tutf8"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/sitemapgen.1"))
+        .output();
+    let Ok(groff) = groff else {
+        skip_outside_ci("no groff (Debian/Ubuntu: groff-base)");
+        return;
+    };
+    assert!(groff.status.success());
+    let warnings = String::from_utf8_lossy(&groff.stderr);
+    assert!(warnings.is_empty(), "{warnings}");
+}
+
 /// The names of the `#[test]` functions in `tests/cli/FILE`.
 fn tests_in(file: &str) -> BTreeSet<String> {
     let text = read(&format!("tests/cli/{file}"));
@@ -348,7 +454,8 @@ fn each_options_man_paragraph_names_what_its_help_text_names() {
     let man = man_options();
     let mut differ = Vec::new();
     for arg in sitemapgen::cli::command().get_arguments() {
-        let (Some(long), Some(help)) = (arg.get_long(), arg.get_help()) else {
+        let help = arg.get_long_help().or(arg.get_help());
+        let (Some(long), Some(help)) = (arg.get_long(), help) else {
             continue;
         };
         let Some(paragraph) = man.get(&format!("--{long}")) else {

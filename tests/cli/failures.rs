@@ -33,19 +33,15 @@ fn every_bad_option_value_exits_2_naming_the_flag() {
     let files = site.all_files();
     let cases: &[(&[&str], &str)] = &[
         (&["-b", "example.com"], "--base-url \"example.com\""),
-<<<<<<< HEAD
-        (
-            &["-b", "ftp://example.com/"],
-            "is not an http or https URL (ftp:)",
-        ),
-=======
         // The scheme left out: the URL meant is suggested.
         (
             &["-b", "example.com/docs"],
             "(relative URL without a base)\nhint: -b https://example.com/docs/\n",
         ),
-        (&["-b", "ftp://example.com/"], "must use http or https"),
->>>>>>> b19c68d (Messages a newcomer hits say what to do (issue 45, part 3))
+        (
+            &["-b", "ftp://example.com/"],
+            "is not an http or https URL (ftp:)",
+        ),
         (
             &["-b", "https://example.com/?q=1"],
             "must not have a query or a fragment",

@@ -4,6 +4,7 @@ mod added;
 mod browser;
 mod builds;
 mod docs;
+mod explain;
 mod failures;
 mod faults;
 mod files_from;

@@ -149,9 +149,26 @@ impl<'c> Frozen<'c> {
         let (lastmod, change, streak) = match old {
             Some(o) if (o.digest == digest || !self.old.comparable) && !newer(&o.lastmod) => {
                 self.churn.kept += 1;
+                report.why(|| match &o.lastmod {
+                    Some(date) => format!(
+                        "lastmod {date}: kept from the state, the date its content last \
+                         changed (the same since)"
+                    ),
+                    None => "no lastmod: the state recorded none, and its content is the \
+                             same"
+                        .to_string(),
+                });
                 (o.lastmod, None, 0)
             }
             Some(o) => {
+                report.why(|| {
+                    let recorded = o.lastmod.as_deref().unwrap_or("no date");
+                    let why = match newer(&o.lastmod) {
+                        true => "the page declares a newer date",
+                        false => "its content changed",
+                    };
+                    format!("re-dated: {why} since the state's record ({recorded})")
+                });
                 self.churn.redated += 1;
                 if self.churn.redated_urls.len() < SHOWN_REDATED {
                     self.churn.redated_urls.push(url.loc.to_string());
@@ -163,6 +180,7 @@ impl<'c> Frozen<'c> {
                 )
             }
             None => {
+                report.why(|| "new to the state: dated as a new page".to_string());
                 self.churn.added += 1;
                 let lastmod = match source {
                     Some(date) => Some(date.to_string()),

@@ -278,7 +278,10 @@ fn fresh_date(
 ) -> Result<Option<String>> {
     match mode {
         LastmodMode::Page(fallback) => match declared {
-            Some(date) => Ok(Some(date.to_string())),
+            Some(date) => {
+                report.why(|| format!("lastmod {date}: the date the page declares"));
+                Ok(Some(date.to_string()))
+            }
             None => {
                 report.detail(format_args!(
                     "{}: declares no date, dated by the fallback",
@@ -287,11 +290,20 @@ fn fresh_date(
                 fresh_date(fallback, None, clamp, git, page, report)
             }
         },
-        LastmodMode::Omit => Ok(None),
-        LastmodMode::Fixed(date) => Ok(Some(date.clone())),
+        LastmodMode::Omit => {
+            report.why(|| "no lastmod (--lastmod none)".to_string());
+            Ok(None)
+        }
+        LastmodMode::Fixed(date) => {
+            report.why(|| format!("lastmod {date}: the date --lastmod gives every page"));
+            Ok(Some(date.clone()))
+        }
         LastmodMode::Git => match git.map(|git| git.date(&page.rel)).transpose() {
             Err(e) => Err(git_failed(e).into()),
-            Ok(Some(Some(date))) => Ok(Some(date.to_string())),
+            Ok(Some(Some(date))) => {
+                report.why(|| format!("lastmod {date}: the last commit that changed it (git)"));
+                Ok(Some(date.to_string()))
+            }
             Ok(_) => {
                 report.detail(format_args!(
                     "{}: not in the git history, dated by its mtime",
@@ -317,6 +329,13 @@ fn mtime_date(
 ) -> Result<Option<String>> {
     let seconds = clamp.map_or(mtime, |epoch| mtime.min(epoch));
     let date = format_mtime(seconds);
+    if let Some(date) = &date {
+        let clamped = match seconds < mtime {
+            true => ", clamped to SOURCE_DATE_EPOCH",
+            false => "",
+        };
+        report.why(|| format!("lastmod {date}: the file's mtime{clamped}"));
+    }
     if date.is_none() {
         report.warn(
             Warning::Mtime,
