@@ -313,8 +313,10 @@ fn user_info(url: &url::Url) -> Vec<String> {
     parts.map(String::from).chain([whole]).collect()
 }
 
-/// Says on stderr why a test skips where what it needs is missing; in CI (env CI), which has
-/// everything (.ci/run installs it, and runs as root), the test fails instead.
+/// Says why a test skips where what it needs is missing: on stderr, and in a line of
+/// `SKIPPED` (the test's name, a tab, why) that scripts/test.sh sums up after `cargo test`,
+/// which counts the test as passed. In CI (env CI), which has everything (scripts/test.sh
+/// installs it, and CI runs as root), the test fails instead.
 #[track_caller]
 pub fn skip_outside_ci(why: &str) {
     assert!(
@@ -322,7 +324,24 @@ pub fn skip_outside_ci(why: &str) {
         "{why}: CI (.ci/run) must provide it"
     );
     eprintln!("note: {why}; test skipped");
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let record = Path::new(SKIPPED);
+    fs::create_dir_all(record.parent().unwrap()).unwrap();
+    // One short append each: the tests of a binary run on threads, the binaries one by one.
+    let mut file = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(record)
+        .unwrap();
+    file.write_all(format!("{test}\t{why}\n").as_bytes())
+        .unwrap();
 }
+
+/// Where the skipped tests are listed (scripts/test.sh empties it before `cargo test`).
+pub const SKIPPED: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/skipped-tests");
 
 pub fn is_root() -> bool {
     static ROOT: OnceLock<bool> = OnceLock::new();

@@ -24,11 +24,9 @@ pub fn tool(name: &str) -> Option<PathBuf> {
             .find(|candidate| candidate.is_file())
     });
     if found.is_none() {
-        assert!(
-            env::var_os("CI").is_none(),
-            "{name} is not on PATH; .ci/run installs it"
-        );
-        eprintln!("note: {name} is not on PATH; test skipped (.ci/run installs it)");
+        crate::harness::skip_outside_ci(&format!(
+            "{name} is not on PATH (scripts/test.sh installs it)"
+        ));
     }
     found
 }
@@ -51,7 +49,7 @@ pub fn run(command: &mut Command) -> Output {
 
 /// Where the package tests build and install, below cargo's target folder (beside the
 /// test binaries, outside the checkout's tracked files).
-fn work_dir() -> PathBuf {
+pub fn work_dir() -> PathBuf {
     let exe = Path::new(env!("CARGO_BIN_EXE_sitemapgen"));
     exe.parent().unwrap().parent().unwrap().join("packages")
 }
@@ -75,27 +73,12 @@ pub fn installed() -> Option<&'static Installed> {
     static INSTALLED: OnceLock<Option<Installed>> = OnceLock::new();
     INSTALLED
         .get_or_init(|| {
-            let maturin = tool("maturin")?;
+            tool("maturin")?;
             tool("python3")?;
             let work = work_dir();
             let wheels = work.join("wheels");
-            if wheels.exists() {
-                fs::remove_dir_all(&wheels).unwrap();
-            }
-            run(Command::new(maturin)
-                .current_dir(MANIFEST_DIR)
-                .env("CARGO_TARGET_DIR", work.join("cargo"))
-                .args([
-                    "build",
-                    "--zig",
-                    "--profile",
-                    "dist",
-                    "--locked",
-                    "--offline",
-                ])
-                .args(["--target", "x86_64-unknown-linux-gnu"])
-                .args(["--compatibility", "manylinux2014", "--out"])
-                .arg(&wheels));
+            // As a user builds it from a checkout (README.md, "Install"), offline.
+            build_packages("wheel");
             let built: Vec<PathBuf> = fs::read_dir(&wheels)
                 .unwrap()
                 .map(|entry| entry.unwrap().path())
@@ -147,6 +130,19 @@ fn install(wheel: PathBuf, venv: PathBuf) -> Installed {
         ])
         .arg(&wheel));
     Installed { wheel, venv }
+}
+
+/// `scripts/build-packages.sh` into the work folder, for STEP (`wheel`, `npm`): the `dist`
+/// profile, offline, in a cargo target folder of its own.
+pub fn build_packages(step: &str) {
+    let work = work_dir();
+    run(Command::new("bash")
+        .arg(Path::new(MANIFEST_DIR).join("scripts/build-packages.sh"))
+        .arg(&work)
+        .arg(step)
+        .env("PROFILE", "dist")
+        .env("OFFLINE", "1")
+        .env("CARGO_TARGET_DIR", work.join("cargo")));
 }
 
 /// What the cargo-built binary writes for the fixture site with `-o -`: what every package's

@@ -4,7 +4,6 @@
 
 use std::fs;
 use std::io::{ErrorKind, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -14,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use crate::built::{FIXTURE, MANIFEST_DIR, VERSION, installed, run, tool};
+use crate::built::{FIXTURE, VERSION, build_packages, installed, run, tool, work_dir};
 use crate::harness::{BASE, Site};
 use crate::validate;
 
@@ -37,26 +36,6 @@ impl Project {
     fn launcher(&self) -> PathBuf {
         self.dir.path().join("node_modules/.bin/sitemapgen")
     }
-}
-
-/// `npm pack` of npm/NAME (a copy, so a binary is never put into the checkout), with
-/// the binary at `sitemapgen` when given; the tarball's path.
-fn pack(npm: &Path, name: &str, binary: Option<&Path>, into: &Path) -> PathBuf {
-    let copy = into.join(name);
-    crate::harness::copy_tree(&Path::new(MANIFEST_DIR).join("npm").join(name), &copy);
-    if let Some(binary) = binary {
-        let target = copy.join("sitemapgen");
-        fs::copy(binary, &target).unwrap();
-        fs::set_permissions(&target, fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let cache = into.join("cache");
-    run(Command::new(npm)
-        .current_dir(into)
-        .arg("pack")
-        .arg(&copy)
-        .arg("--cache")
-        .arg(&cache));
-    into.join(format!("{name}-{VERSION}.tgz"))
 }
 
 /// A fresh project with these tarballs installed: `--offline`, no install scripts, and a
@@ -87,31 +66,26 @@ pub fn install(npm: &Path, npx: PathBuf, tarballs: &[PathBuf]) -> Project {
 }
 
 pub struct Packed {
-    /// Holds the tarballs.
-    _dir: TempDir,
     pub main: PathBuf,
     pub linux_x64: PathBuf,
     pub npm: PathBuf,
     pub npx: PathBuf,
 }
 
+/// The main package and the linux-x64 package (the wheel's binary in it), packed by
+/// `scripts/build-packages.sh` as a user packs them from a checkout.
 pub fn packed() -> Option<&'static Packed> {
     static PACKED: OnceLock<Option<Packed>> = OnceLock::new();
     PACKED
         .get_or_init(|| {
             let npm = tool("npm")?;
             let npx = tool("npx")?;
-            let binary = installed()?.binary();
-            let dir = tempfile::Builder::new()
-                .prefix("sitemapgen-npm-pack-")
-                .tempdir()
-                .unwrap();
-            let main = pack(&npm, "sitemapgen-cli", None, dir.path());
-            let linux_x64 = pack(&npm, "sitemapgen-cli-linux-x64", Some(&binary), dir.path());
+            installed()?;
+            build_packages("npm");
+            let packed = work_dir().join("npm");
             Some(Packed {
-                _dir: dir,
-                main,
-                linux_x64,
+                main: packed.join(format!("sitemapgen-cli-{VERSION}.tgz")),
+                linux_x64: packed.join(format!("sitemapgen-cli-linux-x64-{VERSION}.tgz")),
                 npm,
                 npx,
             })
