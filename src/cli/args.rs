@@ -426,6 +426,8 @@ const TOPICS: &[(&str, &[&str])] = &[
         "Dates and state",
         &[
             "previous-sitemap",
+            "state-copy",
+            "source-dates",
             "digest",
             "digest-region",
             "digest-ignore",
@@ -449,7 +451,14 @@ const TOPICS: &[(&str, &[&str])] = &[
     ),
     (
         "Reading the site",
-        &["files-from", "null", "follow", "jobs"],
+        &[
+            "files-from",
+            "null",
+            "follow",
+            "jobs",
+            "sub-builds",
+            "sub-build",
+        ],
     ),
     (
         "Messages and settings",
