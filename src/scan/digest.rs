@@ -1,5 +1,5 @@
 //! The rules of a page's digest for `--state`, and the digest of its bytes (`--digest bytes`,
-//! and every file that is not HTML). The digest of an HTML page's content is `content.rs`'s.
+//! and every file that is not HTML). The digest of an HTML page's content is `content/`'s.
 
 use std::borrow::Cow;
 use std::io::{self, Read};
@@ -12,7 +12,7 @@ use super::select::Selector;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// What a reader cares about: the main region's text, links and media, the structured
-    /// data, the robots directives (see `content.rs`).
+    /// data, the robots directives (see `content/`).
     Content,
     /// Every byte.
     Bytes,

@@ -1,6 +1,6 @@
 //! A page's images for `--images`, found in its one pass: the sources of the `<img>` and
 //! `<picture>` elements of its main region (the region of its content digest: see
-//! `content.rs`, which says where each tag sits) and its `og:image`s. Each is resolved against
+//! `content/`, which says where each tag sits) and its `og:image`s. Each is resolved against
 //! the page's URL (or its `<base href>`) and written as the sitemap writes URLs.
 //!
 //! Of an `<img>`: its `src`, and the largest candidate of its `srcset`; of a `<source>` (in a
