@@ -2,22 +2,21 @@
 //! files on disk; a difference fails the run with a summary of the URLs added, removed and
 //! re-dated. Nothing is written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
 use crate::io::atomic::{Temp, Written};
 use crate::outputs::Files;
 use crate::outputs::read::{self, Document};
-use crate::publish::robots;
 use crate::report::Report;
 
-/// Compares the new files with those on disk (and, under --robots, robots.txt with what it
-/// would become). `churn_stop` is why --max-churn would stop the real run, if it would.
+/// Compares the new files with those on disk. `robots` is robots.txt's path when --robots
+/// would change it; `churn_stop` is why --max-churn would stop the real run, if it would.
 pub fn compare(
     files: &Files,
     outputs: Vec<(PathBuf, Written<Temp>)>,
-    robots: Option<robots::Plan>,
+    robots: Option<&Path>,
     churn_stop: Option<anyhow::Error>,
     report: &mut Report,
 ) -> Result<()> {
@@ -32,10 +31,10 @@ pub fn compare(
             new.extend(urls);
         }
     }
-    let robots = robots.filter(|plan| plan.new.is_some()).map(|plan| {
+    let robots = robots.map(|path| {
         format!(
             "\n{} does not name the sitemap as --robots would",
-            plan.path.display()
+            path.display()
         )
     });
     if same && robots.is_none() && churn_stop.is_none() {

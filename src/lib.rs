@@ -27,6 +27,7 @@ pub mod error;
 mod explain;
 mod html;
 mod io;
+pub mod known;
 mod outputs;
 mod publish;
 mod report;

@@ -105,6 +105,8 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     // robots.txt is read now, so that one that cannot be taken stops the run unchanged.
     let robots = publish::plan_robots(&settings.publish, files, format, shards, report)?;
     if settings.check {
+        let robots = robots.as_ref().filter(|plan| plan.new.is_some());
+        let robots = robots.map(|plan| plan.path.as_path());
         return check::compare(files, outputs, robots, churn_stop, report);
     }
     let wrote_robots = robots.is_some();

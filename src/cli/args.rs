@@ -466,6 +466,19 @@ const TOPICS: &[(&str, &[&str])] = &[
     ),
 ];
 
+impl Cli {
+    /// Whether the sitemap is an index over groups' sitemaps (`--group`, `--index-add`,
+    /// `--sub-builds`).
+    pub fn grouped(&self) -> bool {
+        !self.group.is_empty() || !self.index_add.is_empty() || self.sub_builds()
+    }
+
+    /// Whether the sitemap is an index over the sub-builds (`--sub-build` implies it).
+    pub fn sub_builds(&self) -> bool {
+        self.sub_builds || !self.sub_build.is_empty()
+    }
+}
+
 /// The command with every flag taking an optional value, `--robots=false`, so that the command
 /// line can turn off what a config file turns on; --help by topic.
 pub fn command() -> clap::Command {

@@ -2,20 +2,20 @@
 //! output) and what that allows, and every file the run writes claimed by the one rule for
 //! outputs (`outputs::claim`), declared here once.
 
+use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
 use super::args::Cli;
-use super::settings::grouped;
 use crate::decide::rules::GroupRules;
 use crate::io::atomic::dir_of;
 use crate::outputs::claim::{self, Holds, Output};
+use crate::outputs::key::Key;
 use crate::outputs::{self, Destination, Files, Format};
-use crate::submit::indexnow;
 use crate::url::{BaseUrl, encode_path};
-use crate::walk::rules::Rules;
+use crate::walk::rules::{OwnOutput, Rules};
 use crate::{publish, summary};
 
 /// The sitemap's name in DIR when -o names none.
@@ -45,7 +45,7 @@ pub(super) struct Place {
 
 impl Place {
     pub(super) fn new(cli: &Cli, dir: &Path, base: &BaseUrl, groups: &GroupRules) -> Result<Place> {
-        let (format, grouped) = (cli.format, grouped(cli));
+        let (format, grouped) = (cli.format, cli.grouped());
         let files =
             |path, target| Files::new(path, target, (format, cli.gzip), groups.names(), grouped);
         let default = || {
@@ -101,13 +101,13 @@ impl Place {
         if cli.robots && self.dir_url.is_none() {
             bail!("--robots needs the output inside DIR, where it has a public URL");
         }
-        if grouped(cli) && preview {
+        if cli.grouped() && preview {
             bail!(
                 "-o - shows one file, and --group, --index-add and --sub-builds make an index \
                  over several"
             );
         }
-        if grouped(cli) && self.dir_url.is_none() {
+        if cli.grouped() && self.dir_url.is_none() {
             bail!(
                 "--group, --index-add and --sub-builds make an index over sitemaps beside or \
                  below it, which need the output inside DIR, where they have public URLs"
@@ -116,14 +116,17 @@ impl Place {
         Ok(())
     }
 
-    /// The output's directory inside DIR and its files, which the walk leaves out (for a
+    /// The output's files in their directory inside DIR, which the walk leaves out (for a
     /// preview, those a run without -o writes).
-    pub(super) fn own(&self) -> Option<(&Path, &Files)> {
-        match (&self.destination, &self.own_dir, &self.previewed) {
-            (Destination::File(files), Some(dir), _) => Some((dir.as_path(), files)),
-            (Destination::Stdout, _, Some(files)) => Some((Path::new(""), files)),
-            _ => None,
-        }
+    pub(super) fn own(&self) -> Option<OwnOutput> {
+        let (dir, files) = match (&self.destination, &self.own_dir, &self.previewed) {
+            (Destination::File(files), Some(dir), _) => (dir.clone(), files.clone()),
+            (Destination::Stdout, _, Some(files)) => (PathBuf::new(), files.clone()),
+            _ => return None,
+        };
+        Some(OwnOutput::new(move |at, name| {
+            dir.as_os_str().as_bytes() == at && files.is_ours(OsStr::from_bytes(name))
+        }))
     }
 }
 
@@ -163,7 +166,7 @@ pub(super) fn claim_outputs(
     dir: &Path,
     rules: &Rules,
     output: &mut Place,
-    indexnow_key: Option<&indexnow::Key>,
+    indexnow_key: Option<&Key>,
 ) -> Result<Claimed> {
     let summary_json = cli
         .summary_json
@@ -317,7 +320,7 @@ fn run_outputs(
     named: [(Option<&Path>, &str); 5],
     destination: &Destination,
     dir: &Path,
-    key: Option<&indexnow::Key>,
+    key: Option<&Key>,
     write_xsl: bool,
 ) -> Vec<Output> {
     let [output, state, state_copy, changes, summary] = named;

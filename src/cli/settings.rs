@@ -13,13 +13,13 @@ use super::place::{Claimed, Place, claim_outputs, path_inside};
 use crate::decide::lastmod::{self, LastmodMode, StateSettings};
 use crate::decide::rules::{GroupRules, ValueRules};
 use crate::explain::Asked;
+use crate::outputs::key::Key;
 use crate::outputs::{Destination, Format};
 use crate::report::Verbosity;
 use crate::run::Settings;
 use crate::scan::digest::{DigestRules, Mode};
 use crate::scan::images::ImageRules;
 use crate::sitemap::foreign;
-use crate::submit::indexnow;
 use crate::url::{BaseUrl, Mapping};
 use crate::walk::builds;
 use crate::walk::rules::{RuleSpec, Rules};
@@ -38,20 +38,20 @@ pub(super) fn verbosity(cli: &Cli) -> Verbosity {
 }
 
 /// The IndexNow key, from the environment or a file, if one is named.
-pub(super) fn indexnow_key(cli: &Cli) -> Result<Option<indexnow::Key>> {
+pub(super) fn indexnow_key(cli: &Cli) -> Result<Option<Key>> {
     if let Some(name) = &cli.indexnow_key_env {
         let Ok(value) = std::env::var(name) else {
             bail!("--indexnow-key-env {name}: the environment variable {name} is not set");
         };
         let source = format!("the environment variable {name}");
-        return indexnow::Key::parse(&value, &source).map(Some);
+        return Key::parse(&value, &source).map(Some);
     }
     let Some(path) = &cli.indexnow_key_file else {
         return Ok(None);
     };
     let source = format!("--indexnow-key-file {}", path.display());
     let text = key_file(path, 1024, &source)?;
-    indexnow::Key::parse(&String::from_utf8_lossy(&text), &source).map(Some)
+    Key::parse(&String::from_utf8_lossy(&text), &source).map(Some)
 }
 
 /// The contents of a key file (`source` names it in messages): a regular file of at most
@@ -89,7 +89,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         hidden: cli.hidden,
         own_output: output.own(),
     })?;
-    let found = match sub_builds(&cli) {
+    let found = match cli.sub_builds() {
         true => builds::find(&dir, &builds::Choose::new(&cli.sub_build)?, &rules)?,
         false => builds::Found::default(),
     };
@@ -158,7 +158,7 @@ fn check_values(cli: &Cli) -> Result<()> {
     if cli.lastmod == LastmodMode::Omit && cli.source_dates.is_some() {
         bail!("--source-dates gives dates, and --lastmod none writes none: drop one of them");
     }
-    if grouped(cli) && txt {
+    if cli.grouped() && txt {
         bail!(
             "a text sitemap has no index to group sitemaps under: drop --group, \
              --index-add and --sub-builds, or --format txt"
@@ -171,15 +171,6 @@ fn check_values(cli: &Cli) -> Result<()> {
 }
 
 /// Whether the pages are split into groups under an index.
-pub(super) fn grouped(cli: &Cli) -> bool {
-    !cli.group.is_empty() || !cli.index_add.is_empty() || sub_builds(cli)
-}
-
-/// Whether the sitemap is an index over the sub-builds (`--sub-build` implies it).
-fn sub_builds(cli: &Cli) -> bool {
-    cli.sub_builds || !cli.sub_build.is_empty()
-}
-
 fn source_date_epoch() -> Result<Option<i64>> {
     match std::env::var("SOURCE_DATE_EPOCH") {
         Ok(text) if !text.is_empty() => match text.parse::<i64>() {
@@ -236,8 +227,10 @@ fn decide_settings(
         // Crawlers read robots.txt only at the root of a host.
         robots_txt: (!cli.ignore_disallow && base.is_host_root()).then(|| dir.join("robots.txt")),
         images: cli.images.then(|| {
-            ImageRules::new(base, cli.image_host.clone(), cli.digest_region.clone())
-                .excluding(rules.excludes().clone())
+            ImageRules::new(base, cli.image_host.clone(), cli.digest_region.clone()).excluding({
+                let excludes = rules.excludes().clone();
+                move |path| excludes.leave_out(path)
+            })
         }),
         add_urls: cli.add_urls.clone(),
         source_dates: cli.source_dates.clone(),

@@ -4,6 +4,7 @@
 
 pub mod changes;
 pub mod claim;
+pub mod key;
 pub mod read;
 pub mod robots;
 

@@ -17,10 +17,10 @@ use crate::error::UsageError;
 use crate::io::atomic::{self, Beside, Replaced, Sink, Temp, Written};
 use crate::io::input;
 use crate::outputs::claim::{self, Holds, Output};
+use crate::outputs::key::Key;
 use crate::outputs::read::{self, Document};
 use crate::outputs::{Files, Format};
 use crate::report::{Report, Warning};
-use crate::submit::indexnow;
 use crate::url::{BaseUrl, encode_path};
 
 /// How the run's files are published.
@@ -31,14 +31,14 @@ pub struct Settings {
     /// --robots, with the public URL of the output's directory (the output lies inside DIR).
     pub robots: Option<String>,
     /// --indexnow-key-env or --indexnow-key-file: its key file goes into DIR.
-    pub indexnow_key: Option<indexnow::Key>,
+    pub indexnow_key: Option<Key>,
     /// --write-xsl: the default stylesheet goes into DIR.
     pub write_xsl: bool,
 }
 
 /// The IndexNow key file DIR/KEY.txt, as an output of the run. The key is a secret until
 /// the site is deployed: messages do not name the file.
-pub fn key_file(root: &Path, key: &indexnow::Key) -> Output {
+pub fn key_file(root: &Path, key: &Key) -> Output {
     Output::new(
         "the IndexNow key file in DIR (KEY.txt, named after the key)",
         root.join(key.file_name()),

@@ -7,10 +7,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-use crate::decide::lastmod::Recorded;
 use crate::io::atomic::{Beside, Sink, Written};
 use crate::outputs::changes::{self, Kind};
-use crate::state::{self, OldState};
+use crate::state::{self, OldState, Recorded};
 use crate::url::BaseUrl;
 
 /// The new state and the changes, being written.

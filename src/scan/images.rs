@@ -13,6 +13,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ffi::OsStr;
+use std::fmt;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -22,22 +23,35 @@ use url::Url;
 use super::select::Selector;
 use super::tokens::Tag;
 use crate::url::{BaseUrl, MAX_LOC_LEN, strict_url};
-use crate::walk::rules::Excludes;
 
 /// Google reads at most this many images of a URL.
 pub const MAX_IMAGES: usize = 1000;
 
+/// Whether a file under DIR, by its path relative to DIR, is left out by the exclude globs.
+type Excluded = dyn Fn(&Path) -> bool + Send + Sync;
+
 /// What `--images` lists, the same for every page.
-#[derive(Debug)]
 pub struct ImageRules {
     /// The base URL, as the sitemap writes it.
     base: String,
     /// The hosts whose images are listed: the base URL's, then `--image-host`'s.
     hosts: Vec<String>,
-    /// The exclude globs: an image whose file under DIR they leave out is left out too.
-    excludes: Option<Excludes>,
+    /// Whether the exclude globs leave out a file under DIR (by its path relative to DIR):
+    /// an image whose file they leave out is left out too.
+    excludes: Option<Box<Excluded>>,
     /// `--digest-region`: the main region, instead of `<main>` or `role="main"`.
     pub region: Option<Selector>,
+}
+
+impl fmt::Debug for ImageRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ImageRules")
+            .field("base", &self.base)
+            .field("hosts", &self.hosts)
+            .field("excludes", &self.excludes.is_some())
+            .field("region", &self.region)
+            .finish()
+    }
 }
 
 impl ImageRules {
@@ -56,9 +70,12 @@ impl ImageRules {
     }
 
     /// Leaves out images whose file `excludes` leaves out.
-    pub(crate) fn excluding(self, excludes: Excludes) -> ImageRules {
+    pub(crate) fn excluding(
+        self,
+        excludes: impl Fn(&Path) -> bool + Send + Sync + 'static,
+    ) -> ImageRules {
         ImageRules {
-            excludes: Some(excludes),
+            excludes: Some(Box::new(excludes)),
             ..self
         }
     }
@@ -74,7 +91,7 @@ impl ImageRules {
         };
         let path = path.split_once('?').map_or(path, |(path, _)| path);
         let bytes: Vec<u8> = percent_encoding::percent_decode_str(path).collect();
-        excludes.leave_out(Path::new(OsStr::from_bytes(&bytes)))
+        excludes(Path::new(OsStr::from_bytes(&bytes)))
     }
 }
 

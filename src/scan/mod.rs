@@ -23,7 +23,7 @@ use head::{HEAD_CAP, Head};
 use images::{ImageWant, Images, PageImages};
 use page::PageReader;
 
-use crate::state::{Fingerprint, Known};
+use crate::known::{Fingerprint, Known};
 
 /// Bytes html5gum reads at a time from a page too large to be read whole.
 const READ_CHUNK: usize = 64 * 1024;

@@ -30,9 +30,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use super::old::{OldState, Parsed, Record, Seen, Stamp};
+use super::old::{OldState, Parsed, Record, Seen};
 use crate::io::input;
 use crate::report::shown;
+use crate::known::Stamp;
 
 const MAGIC: &str = "sitemapgen-state";
 const VERSION: &str = "3";

@@ -18,7 +18,7 @@ use anyhow::Result;
 use crate::report::{Report, Warning};
 use crate::url::BaseUrl;
 pub use file::{Writer, parse, read};
-pub use old::{Fingerprint, Known, OldState, Record, Stamp, Take};
+pub use old::{OldState, Record, Recorded, Take};
 
 /// `--state` and what goes with it.
 #[derive(Debug)]

@@ -8,14 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Result, bail};
 use hashbrown::HashTable;
 
-pub use crate::walk::Stamp;
-
-/// The first 60 bits of the BLAKE3 hash of a page's bytes: the same bytes give the same
-/// digest, by definition, so a page that a rebuild rewrote byte for byte need not be
-/// tokenized again for it (hashing runs at several GB/s, tokenizing at a tenth of that).
-/// 60 bits keep the state small (8 bytes a page in memory; 15 hex digits and a space, 16
-/// bytes, in the file); a changed page keeps its old fingerprint with a chance of 2^-60.
-pub type Fingerprint = u64;
+use crate::known::{Fingerprint, Known, Stamp};
+use crate::outputs::changes::Kind;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
@@ -30,6 +24,15 @@ pub struct Record {
     pub fingerprint: Option<Fingerprint>,
 }
 
+/// What --state records of a dated page, for the new state and the changes file.
+pub struct Recorded {
+    /// Added or re-dated; None for a page that kept its date.
+    pub change: Option<Kind>,
+    /// The page's record under its key; None when a page before it had the key, as a
+    /// state holds a key once.
+    pub record: Option<(String, Record)>,
+}
+
 /// A record as read, its date in the line.
 pub(super) struct Parsed<'l> {
     pub lastmod: Option<&'l str>,
@@ -37,13 +40,6 @@ pub(super) struct Parsed<'l> {
     pub stamp: Option<Stamp>,
     pub streak: u32,
     pub fingerprint: Option<Fingerprint>,
-}
-
-/// What an earlier run recorded of a page.
-#[derive(Debug, Clone, Copy)]
-pub struct Known {
-    pub fingerprint: Fingerprint,
-    pub digest: blake3::Hash,
 }
 
 /// The state read at the start of a run, compact (a first run at a million URLs keeps it

@@ -9,7 +9,6 @@
 //! batches not yet accepted. 429 and 5xx answers are retried a few times (`http::retrying`); any other answer
 //! that is not 2xx stops the submission with its status and the start of its body.
 
-use std::fmt;
 use std::io::{self, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -22,6 +21,7 @@ use crate::io::atomic::{Beside, Sink};
 use crate::io::http::{self, Client};
 use crate::outputs::changes;
 use crate::outputs::claim::RECEIPT_HEADER;
+use crate::outputs::key::Key;
 use crate::report::{Report, Verbosity, count};
 use crate::url::BaseUrl;
 
@@ -30,42 +30,6 @@ pub const DEFAULT_ENDPOINT: &str = "https://api.indexnow.org/indexnow";
 
 /// URLs in one submission: the protocol's limit.
 const BATCH: usize = 10_000;
-
-/// An IndexNow key: 8 to 128 letters, digits and dashes. Never shown in messages (nor by
-/// `Debug`): it stays a secret until the site that holds its key file is deployed. Once read,
-/// every message shows it as `KEY`, wherever it comes from (a file name, an echoing answer).
-#[derive(Clone, PartialEq, Eq)]
-pub struct Key(String);
-
-impl fmt::Debug for Key {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Key(…)")
-    }
-}
-
-impl Key {
-    /// The key in `text` (surrounding whitespace ignored); `source` names where it came from
-    /// for the message.
-    pub fn parse(text: &str, source: &str) -> Result<Key> {
-        let key = text.trim();
-        let valid = (8..=128).contains(&key.len())
-            && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
-        if !valid {
-            bail!("{source} does not hold an IndexNow key (8 to 128 letters, digits and dashes)");
-        }
-        crate::report::keep_secret(key);
-        Ok(Key(key.to_string()))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// The key file's name, at the root of DIR.
-    pub fn file_name(&self) -> String {
-        format!("{}.txt", self.0)
-    }
-}
 
 /// What `--indexnow-submit` needs.
 #[derive(Debug)]

@@ -59,6 +59,7 @@ use std::thread;
 use anyhow::Result;
 use rustix::fs::{Mode, OFlags};
 
+use crate::known::Stamp;
 use crate::report::{Reason, Report, Warning};
 use find::Finder;
 pub use find::inside;
@@ -87,17 +88,6 @@ pub enum ListFrom {
     File(PathBuf),
     /// One file, relative to DIR (`inside`): --explain's page.
     Page(PathBuf),
-}
-
-/// What a stat says of a page, as git's index keeps it: an edit that keeps the size and sets
-/// the mtime back (`touch -d`, `SOURCE_DATE_EPOCH`, Nix) still changes the ctime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    pub size: u64,
-    /// Nanoseconds since the epoch.
-    pub mtime: i128,
-    pub ctime: i128,
-    pub inode: u64,
 }
 
 /// A file that the rules made a page.

@@ -8,14 +8,14 @@
 use std::ffi::OsStr;
 use std::fmt;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use globset::{Candidate, Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::html;
 use crate::io::atomic::is_temp_name;
-use crate::outputs::Files;
 use crate::report::Reason;
 
 /// 404 pages and search-engine ownership verification pages are never meant to be indexed.
@@ -106,14 +106,31 @@ pub struct RuleSpec<'a> {
     pub excludes: &'a [String],
     pub default_excludes: bool,
     pub hidden: bool,
-    /// The output's directory relative to DIR, when it lies inside DIR, and its files.
-    pub own_output: Option<(&'a Path, &'a Files)>,
+    /// Our own outputs, which the walk leaves out: handed in, as the walk knows no output.
+    pub own_output: Option<OwnOutput>,
+}
+
+/// Whether a file, by its directory relative to DIR and its name, is an output of ours (the
+/// sitemap, a shard, a group's sitemap, when they lie inside DIR).
+#[derive(Clone)]
+pub struct OwnOutput(Arc<dyn Fn(&[u8], &[u8]) -> bool + Send + Sync>);
+
+impl OwnOutput {
+    pub fn new(is_ours: impl Fn(&[u8], &[u8]) -> bool + Send + Sync + 'static) -> OwnOutput {
+        OwnOutput(Arc::new(is_ours))
+    }
+}
+
+impl fmt::Debug for OwnOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("OwnOutput(…)")
+    }
 }
 
 #[derive(Debug)]
 pub struct Rules {
     hidden: bool,
-    own_output: Option<(PathBuf, Files)>,
+    own_output: Option<OwnOutput>,
     include: GlobSet,
     excludes: Excludes,
     /// The folders `--sub-builds` sets apart, sorted.
@@ -263,9 +280,7 @@ impl Rules {
 
         Ok(Rules {
             hidden: spec.hidden,
-            own_output: spec
-                .own_output
-                .map(|(dir, files)| (dir.to_path_buf(), files.clone())),
+            own_output: spec.own_output.clone(),
             include: include.build()?,
             excludes: Excludes {
                 exclude: exclude.build()?,
@@ -330,9 +345,9 @@ impl Rules {
 
     /// The output, or a shard of it: an earlier run's files are not pages either.
     fn is_own_output(&self, dir: &[u8], name: &[u8]) -> bool {
-        self.own_output.as_ref().is_some_and(|(own_dir, files)| {
-            own_dir.as_os_str().as_bytes() == dir && files.is_ours(OsStr::from_bytes(name))
-        })
+        self.own_output
+            .as_ref()
+            .is_some_and(|own| (own.0)(dir, name))
     }
 }
 
@@ -427,7 +442,10 @@ pub fn check_glob(text: &str, flag: &str) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
+    use crate::outputs::Files;
 
     fn rules(excludes: &[&str]) -> Rules {
         let excludes: Vec<String> = excludes.iter().map(|s| s.to_string()).collect();
@@ -445,7 +463,9 @@ mod tests {
             excludes: &excludes,
             default_excludes: true,
             hidden: false,
-            own_output: Some((Path::new(""), &files)),
+            own_output: Some(OwnOutput::new(move |dir, name| {
+                dir.is_empty() && files.is_ours(OsStr::from_bytes(name))
+            })),
         })
         .unwrap()
     }

@@ -17,7 +17,8 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use super::find::DIR_SYMLINK;
 use super::rules::{Skip, split_name};
-use super::{Batches, Event, Listed, Page, PageFile, Prepare, Settings, Stamp, Walked, excluded};
+use super::{Batches, Event, Listed, Page, PageFile, Prepare, Settings, Walked, excluded};
+use crate::known::Stamp;
 use crate::report::{Reason, Warning};
 
 /// The stat stage: every listed file looked at through a descriptor of its directory, left

@@ -14,6 +14,7 @@ mod harness;
 mod heads;
 mod hostile;
 mod images;
+mod imports;
 mod inputs;
 mod lastmod;
 mod mapping;

@@ -12,12 +12,13 @@ use percent_encoding::percent_decode_str;
 use sitemapgen::Request;
 use sitemapgen::decide::verdict::{self, Verdict};
 use sitemapgen::entry::{Alternate, Entry};
+use sitemapgen::known::Stamp;
 use sitemapgen::scan::digest::{DigestRules, Mode};
 use sitemapgen::scan::head;
 use sitemapgen::scan::images::{ImageRules, ImageWant, parse_host};
 use sitemapgen::scan::{Scanner, Want};
 use sitemapgen::sitemap::xml::{Document, Extensions, Kind, SITEMAP_NS, XHTML_NS, render};
-use sitemapgen::state::{self, Record, Stamp};
+use sitemapgen::state::{self, Record};
 use sitemapgen::url::{BaseUrl, Mapping};
 use xml::reader::{EventReader, XmlEvent};
 

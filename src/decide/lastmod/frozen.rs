@@ -10,11 +10,12 @@ use anyhow::{Context, Result};
 use super::churn::{Churn, SHOWN_REDATED};
 use super::{Listed, StateSettings};
 use crate::html;
+use crate::known::{Fingerprint, Known};
 use crate::outputs::changes::Kind;
 use crate::report::Report;
 use crate::scan::digest::DigestRules;
 use crate::scan::{Scanner, Want};
-use crate::state::{Fingerprint, Found, Known, OldState, Record, Take};
+use crate::state::{Found, OldState, Record, Recorded, Take};
 use crate::w3c;
 use crate::walk::Page;
 
@@ -74,15 +75,6 @@ impl<'c> Digests<'c> {
         let known = seen.and_then(|(_, known)| known).filter(|_| old.comparable);
         (!unchanged).then_some((*rules, unknown, known))
     }
-}
-
-/// What --state records of a dated page, for the new state and the changes file.
-pub struct Recorded {
-    /// Added or re-dated; None for a page that kept its date.
-    pub change: Option<Kind>,
-    /// The page's record under its key; None when a page before it had the key, as a
-    /// state holds a key once.
-    pub record: Option<(String, Record)>,
 }
 
 impl<'c> Frozen<'c> {

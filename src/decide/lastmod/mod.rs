@@ -7,7 +7,7 @@ pub mod git;
 
 use crate::report::shown_path;
 pub use churn::Churn;
-pub use frozen::{Digests, Recorded};
+pub use frozen::Digests;
 use frozen::{Frozen, RESTLESS};
 
 use std::path::{Path, PathBuf};
@@ -17,9 +17,10 @@ use anyhow::{Result, bail};
 
 use super::sources::SourceDates;
 use crate::error::UsageError;
+use crate::known::Fingerprint;
 use crate::report::{Report, Warning};
 use crate::scan::digest::DigestRules;
-use crate::state::{Fingerprint, Found};
+use crate::state::{Found, Recorded};
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
 use git::GitDates;
