@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 
 use crate::decide::lastmod::Churn;
 use crate::decide::{self, Decider};
-use crate::io::atomic::{Publishing, dir_of};
+use crate::io::atomic::{Publishing, Temp, Written, dir_of};
 use crate::outputs::{Destination, Files, Format};
 use crate::publish::state::NewState;
 use crate::report::{self, Report, Verbosity, Warning};
@@ -75,11 +75,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
             report::count(report.left_out_count(), "file")
         );
     }
-    let max_churn = settings.state.as_ref().and_then(|s| s.max_churn);
-    let churn_stop = churn
-        .as_ref()
-        .zip(max_churn)
-        .and_then(|(churn, limit)| churn.check(limit).err());
+    let churn_stop = churn_stop(settings, churn.as_ref());
     // --check shows the differences, with the churn stop among them.
     if let (Some(stop), false) = (&churn_stop, settings.check) {
         bail!("{stop}");
@@ -94,12 +90,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     };
     let outputs = sitemap::arrange(&settings.sitemap, done, &foreign)?;
     let Destination::File(files) = &settings.sitemap.destination else {
-        // A preview on standard output: no state, no robots.txt.
-        for (path, written) in outputs {
-            written.publish_at(&path)?;
-        }
-        report.summary(collected, "to standard output", churn);
-        return Ok(());
+        return preview(outputs, collected, churn, report);
     };
     let format = settings.sitemap.format;
     // robots.txt is read now, so that one that cannot be taken stops the run unchanged.
@@ -120,15 +111,11 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     // Known before anything is published, so that the summary goes out with the sitemap.
     let summary = settings.summary_json.as_ref().map(|to| {
         let robots = robots.as_ref().is_some_and(|plan| plan.new.is_some());
-        let summary = Summary {
-            listed: collected,
-            left_out: report.left_out_by_cause(),
-            added_urls: report.added_urls(),
-            churn: churn.as_ref(),
-            files_written: (outputs.len() + companions.len() + usize::from(robots)) as u64,
-            line: report.summary_line(collected, &place, churn.as_ref()),
-        };
-        (to, summary)
+        let files_written = outputs.len() + companions.len() + usize::from(robots);
+        (
+            to,
+            summary_of(report, collected, churn.as_ref(), &place, files_written),
+        )
     });
     if let Some((summary::To::File(path), summary)) = &summary {
         companions.push((summary.write(path)?, path.clone()));
@@ -144,9 +131,49 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     Ok(())
 }
 
+/// Why --max-churn stops the run, if it does.
+fn churn_stop(settings: &Settings, churn: Option<&Churn>) -> Option<anyhow::Error> {
+    let max_churn = settings.state.as_ref().and_then(|s| s.max_churn);
+    churn
+        .zip(max_churn)
+        .and_then(|(churn, limit)| churn.check(limit).err())
+}
+
+/// A preview on standard output: no state, no robots.txt.
+fn preview(
+    outputs: Vec<(PathBuf, Written<Temp>)>,
+    collected: u64,
+    churn: Option<Churn>,
+    report: &mut Report,
+) -> Result<()> {
+    for (path, written) in outputs {
+        written.publish_at(&path)?;
+    }
+    report.summary(collected, "to standard output", churn);
+    Ok(())
+}
+
+/// What --summary-json says, known before anything is published so that it goes out with
+/// the sitemap.
+fn summary_of<'c>(
+    report: &Report,
+    collected: u64,
+    churn: Option<&'c Churn>,
+    place: &str,
+    files_written: usize,
+) -> Summary<'c> {
+    Summary {
+        listed: collected,
+        left_out: report.left_out_by_cause(),
+        added_urls: report.added_urls(),
+        churn,
+        files_written: files_written as u64,
+        line: report.summary_line(collected, place, churn),
+    }
+}
+
 /// The sitemap's entries, collected from the pages as the walk finds them and decide
-/// decides them, with what `--state` records of each written into `new_state`; None when
-/// no page was listed and those left out for their heads asked to be (`Report::only_noindex`).
+/// decides them, with what `--state` records of each written into `new_state`.
 fn collect<'s>(
     settings: &'s Settings,
     found: Option<&Found>,
