@@ -20,30 +20,44 @@ pub enum Verbosity {
     Verbose,
 }
 
-/// Why a file under DIR is not in the sitemap, as the summary counts it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reason {
-    /// Matches no `--include` glob: images, stylesheets, … (counted apart from pages).
-    NotPage,
-    Excluded,
-    DefaultExcluded,
-    Hidden,
-    Noindex,
-    Redirect,
-    /// Its canonical URL is another page of the site.
-    Canonical,
-    /// Its canonical URL lies outside the base URL.
-    Elsewhere,
-    /// robots.txt disallows its URL.
-    Robots,
-    /// Another file has its URL.
-    Duplicate,
-    TooLong,
-    /// Vanished, a dangling symlink or a loop, not a regular file.
-    Unusable,
+/// An enum of unit variants with `ALL`, each variant in its order (`ALL[v as usize] == v`):
+/// the tables the report counts by kind are sized and walked by it.
+macro_rules! listed {
+    ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name { $($(#[$vmeta])* $variant,)* }
+
+        impl $name {
+            pub const ALL: [$name; [$($name::$variant),*].len()] = [$($name::$variant),*];
+        }
+    };
 }
 
-const REASONS: usize = 12;
+listed! {
+    /// Why a file under DIR is not in the sitemap, as the summary counts it, in the order the
+    /// summary names them: what the pages say, then the rules.
+    pub enum Reason {
+        Redirect,
+        Noindex,
+        /// Its canonical URL is another page of the site.
+        Canonical,
+        /// Its canonical URL lies outside the base URL.
+        Elsewhere,
+        /// robots.txt disallows its URL.
+        Robots,
+        /// Another file has its URL.
+        Duplicate,
+        TooLong,
+        /// Vanished, a dangling symlink or a loop, not a regular file.
+        Unusable,
+        Excluded,
+        DefaultExcluded,
+        Hidden,
+        /// Matches no `--include` glob: images, stylesheets, … (counted apart from pages).
+        NotPage,
+    }
+}
 
 impl Reason {
     /// The cause's key in --summary-json.
@@ -87,33 +101,32 @@ impl Reason {
     }
 }
 
-/// The kinds of warnings, each shown a few times at most (all with -v).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Warning {
-    /// Something in a page's head could not be used (a canonical URL that is not http(s), a
-    /// bad hreflang, a repeated language, conflicting canonical URLs).
-    HeadIgnored,
-    /// A canonical URL on another host or scheme naming the page itself.
-    CanonicalHost,
-    /// A canonical URL outside the base URL.
-    CanonicalElsewhere,
-    AlternateNotListed,
-    AlternateOneWay,
-    Duplicate,
-    TooLong,
-    /// A page that vanished, a dangling symlink.
-    Unusable,
-    /// A symlink that leads back to one of its directories, or to itself.
-    Loop,
-    /// A page's mtime outside 1970..9999.
-    Mtime,
-    /// A page with more images than a URL may list.
-    Images,
-    /// Anything said once a run.
-    Run,
+listed! {
+    /// The kinds of warnings, each shown a few times at most (all with -v).
+    pub enum Warning {
+        /// Something in a page's head could not be used (a canonical URL that is not http(s), a
+        /// bad hreflang, a repeated language, conflicting canonical URLs).
+        HeadIgnored,
+        /// A canonical URL on another host or scheme naming the page itself.
+        CanonicalHost,
+        /// A canonical URL outside the base URL.
+        CanonicalElsewhere,
+        AlternateNotListed,
+        AlternateOneWay,
+        Duplicate,
+        TooLong,
+        /// A page that vanished, a dangling symlink.
+        Unusable,
+        /// A symlink that leads back to one of its directories, or to itself.
+        Loop,
+        /// A page's mtime outside 1970..9999.
+        Mtime,
+        /// A page with more images than a URL may list.
+        Images,
+        /// Anything said once a run.
+        Run,
+    }
 }
-
-const WARNINGS: usize = 12;
 
 impl Warning {
     /// What the "and N more" line says there were more of.
@@ -143,9 +156,9 @@ pub struct Report {
     verbosity: Verbosity,
     strict: bool,
     /// By `Reason`, in its order.
-    left_out: [u64; REASONS],
+    left_out: [u64; Reason::ALL.len()],
     /// By `Warning`, in its order.
-    warned: [u64; WARNINGS],
+    warned: [u64; Warning::ALL.len()],
     /// The URLs of --add-urls listed.
     added: u64,
     /// Whether the warnings shown only in part have been counted out.
@@ -183,8 +196,8 @@ impl Report {
         Report {
             verbosity,
             strict,
-            left_out: [0; REASONS],
-            warned: [0; WARNINGS],
+            left_out: [0; Reason::ALL.len()],
+            warned: [0; Warning::ALL.len()],
             added: 0,
             warnings_finished: false,
             progress: Progress::new(verbosity),
@@ -353,7 +366,7 @@ impl Report {
         {
             return;
         }
-        for (i, kind) in ALL_WARNINGS.iter().enumerate() {
+        for (i, kind) in Warning::ALL.iter().enumerate() {
             let hidden = self.warned[i].saturating_sub(SHOWN);
             if hidden > 0 {
                 self.print(format_args!(
@@ -405,7 +418,7 @@ impl Report {
     /// Each cause's key in --summary-json and how many files it left out, in the summary
     /// line's order.
     pub fn left_out_by_cause(&self) -> Vec<(&'static str, u64)> {
-        ALL_REASONS
+        Reason::ALL
             .iter()
             .map(|&reason| (reason.key(), self.left_out[reason as usize]))
             .collect()
@@ -414,7 +427,7 @@ impl Report {
     /// ` (left out: 7 noindex, 3 by --exclude; 56 files that are not pages)`, or nothing when
     /// every file is in the sitemap.
     pub fn left_out_summary(&self) -> String {
-        let pages: Vec<String> = ALL_REASONS
+        let pages: Vec<String> = Reason::ALL
             .iter()
             .filter(|reason| **reason != Reason::NotPage)
             .filter(|reason| self.left_out[**reason as usize] > 0)
@@ -430,37 +443,6 @@ impl Report {
         }
     }
 }
-
-/// In the order the summary names them: what the pages say, then the rules.
-const ALL_REASONS: [Reason; REASONS] = [
-    Reason::Redirect,
-    Reason::Noindex,
-    Reason::Canonical,
-    Reason::Elsewhere,
-    Reason::Robots,
-    Reason::Duplicate,
-    Reason::TooLong,
-    Reason::Unusable,
-    Reason::Excluded,
-    Reason::DefaultExcluded,
-    Reason::Hidden,
-    Reason::NotPage,
-];
-
-const ALL_WARNINGS: [Warning; WARNINGS] = [
-    Warning::HeadIgnored,
-    Warning::CanonicalHost,
-    Warning::CanonicalElsewhere,
-    Warning::AlternateNotListed,
-    Warning::AlternateOneWay,
-    Warning::Duplicate,
-    Warning::TooLong,
-    Warning::Unusable,
-    Warning::Loop,
-    Warning::Mtime,
-    Warning::Images,
-    Warning::Run,
-];
 
 /// Writes a line on stderr, without a secret (see `redact`) and with every control
 /// character but the line breaks of a message's own lines (a `hint:`, clap's usage) escaped:
