@@ -113,7 +113,10 @@ pub struct RuleSpec<'a> {
 /// Whether a file, by its directory relative to DIR and its name, is an output of ours (the
 /// sitemap, a shard, a group's sitemap, when they lie inside DIR).
 #[derive(Clone)]
-pub struct OwnOutput(Arc<dyn Fn(&[u8], &[u8]) -> bool + Send + Sync>);
+pub struct OwnOutput(Arc<IsOurs>);
+
+/// The predicate itself: the directory's path relative to DIR, then the file's name.
+type IsOurs = dyn Fn(&[u8], &[u8]) -> bool + Send + Sync;
 
 impl OwnOutput {
     pub fn new(is_ours: impl Fn(&[u8], &[u8]) -> bool + Send + Sync + 'static) -> OwnOutput {
