@@ -32,8 +32,8 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::old::{OldState, Parsed, Record, Seen};
 use crate::io::input;
-use crate::report::shown;
 use crate::known::Stamp;
+use crate::report::shown;
 
 const MAGIC: &str = "sitemapgen-state";
 const VERSION: &str = "3";
