@@ -10,8 +10,9 @@ const STAGES: &[&str] = &[
     "check", "decide", "publish", "scan", "sitemap", "state", "submit", "walk",
 ];
 
-/// What wires the stages: the command line, the run and its summary, the crate's root.
-const WIRING: &[&str] = &["cli", "lib", "main", "run", "summary"];
+/// What wires the stages: the command line, the run and its summary, `--explain` (the run on
+/// one page), the crate's root.
+const WIRING: &[&str] = &["cli", "explain", "lib", "main", "run", "summary"];
 
 /// The leaves, which every stage may import and which import no stage.
 const LEAVES: &[&str] = &[
@@ -20,10 +21,12 @@ const LEAVES: &[&str] = &[
 
 /// The stages that one stage drives itself: decide plans each page the walk finds (its
 /// `Prepare`), reads it through the scan and dates it against the last run's state; publish
-/// writes the new state in the state's format.
+/// writes the new state in the state's format; sitemap reads the sub-builds the walk found
+/// (`--sub-builds`), each one's start page through the scan's head reader.
 const DRIVES: &[(&str, &[&str])] = &[
     ("decide", &["scan", "state", "walk"]),
     ("publish", &["state"]),
+    ("sitemap", &["scan", "walk"]),
 ];
 
 /// Every import of a module that the rule forbids, as `FROM -> TO (file)`.
