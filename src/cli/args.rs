@@ -126,7 +126,7 @@ pub struct Cli {
     pub include: Vec<String>,
 
     /// Files that count as pages besides the --include globs or the default ones
-    /// (repeatable): `--include-also '*.pdf'` lists PDFs with the HTML pages
+    /// (repeatable), such as *.pdf to list PDFs with the HTML pages
     #[arg(long, value_name = "GLOB", value_parser = glob_arg("--include-also"))]
     pub include_also: Vec<String>,
 
@@ -408,6 +408,7 @@ const TOPICS: &[(&str, &[&str])] = &[
     (
         "Pages and URLs",
         &[
+            "include-also",
             "no-default-excludes",
             "clean-urls",
             "no-trailing-slash",
@@ -425,6 +426,7 @@ const TOPICS: &[(&str, &[&str])] = &[
     (
         "Dates and state",
         &[
+            "lastmod-format",
             "previous-sitemap",
             "state-copy",
             "source-dates",

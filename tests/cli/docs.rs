@@ -297,9 +297,9 @@ fn the_man_page_has_no_groff_warning() {
     assert!(warnings.is_empty(), "{warnings}");
 }
 
-/// The names of the `#[test]` functions in `tests/cli/FILE`.
+/// The names of the `#[test]` functions in FILE (`tests/cli/…`, `tests/packages/…`).
 fn tests_in(file: &str) -> BTreeSet<String> {
-    let text = read(&format!("tests/cli/{file}"));
+    let text = read(file);
     let mut names = BTreeSet::new();
     let mut lines = text.lines().map(str::trim);
     while let Some(line) = lines.next() {
@@ -334,19 +334,26 @@ fn tests_in_the_failure_tables() -> BTreeSet<String> {
 #[test]
 fn the_failure_tables_name_every_fault_test_and_only_tests_that_exist() {
     let documented = tests_in_the_failure_tables();
-    let files = fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli")).unwrap();
+    // The CLI's tests, and the packages' (the plugins', the launchers', the Action's).
     let mut existing = BTreeSet::new();
-    for file in files {
-        existing.extend(tests_in(&file.unwrap().file_name().to_string_lossy()));
+    for folder in ["tests/cli", "tests/packages"] {
+        let files = fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(folder)).unwrap();
+        for file in files {
+            let name = file.unwrap().file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".rs") {
+                existing.extend(tests_in(&format!("{folder}/{name}")));
+            }
+        }
     }
     let unknown: Vec<_> = documented.difference(&existing).collect();
     assert!(
         unknown.is_empty(),
         "doc/failures.md names no such tests: {unknown:?}"
     );
-    let faults = tests_in("faults.rs")
+    let faults = tests_in("tests/cli/faults.rs")
         .into_iter()
-        .chain(tests_in("failures.rs"));
+        .chain(tests_in("tests/cli/failures.rs"));
     let missing: Vec<_> = faults.filter(|t| !documented.contains(t)).collect();
     assert!(
         missing.is_empty(),
