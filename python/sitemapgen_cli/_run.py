@@ -60,6 +60,8 @@ def state_flags(*, root, out_dir, base, previous_sitemap, sources):
     BASE/sitemap.xml, the generator's own; False: none); SOURCES, pairs of a source file and
     its page's file relative to OUT_DIR, dated by their last commit (--source-dates)."""
     cache = os.path.join(root, CACHE, *urlsplit(base).path.strip("/").split("/"))
+    # sitemapgen writes the state into a folder that exists; the first build makes it.
+    os.makedirs(cache, exist_ok=True)
     args = [
         "--state",
         os.path.join(cache, STATE),
@@ -74,7 +76,6 @@ def state_flags(*, root, out_dir, base, previous_sitemap, sources):
         args += ["--previous-sitemap", previous_sitemap]
     dates = git_dates(root, sources)
     if dates:
-        os.makedirs(cache, exist_ok=True)
         path = os.path.join(cache, "source-dates.tsv")
         with open(path, "w", encoding="utf-8", newline="\n") as out:
             for page, date in sorted(dates.items()):

@@ -326,7 +326,9 @@ fn plugin_hooks(
     if let Some(preload) = preload {
         node.arg("-r").arg(preload);
     }
-    node.current_dir(project.dir.path())
+    // Run beside the site, as a project is: the plugins keep their state in its .cache/ (a
+    // config without a root is taken from there), one for each site.
+    node.current_dir(site.outside())
         .arg(&script)
         .args([config, options])
         .arg(&site.root)

@@ -195,7 +195,7 @@ fn astro_integration_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     let offline = switch::nowhere();
     config(&format!("site: '{offline}',"));
     let dated = [
-        ("src/content/docs/about.md", "2021-02-03T04:05:06+00:00"),
+        ("src/content/docs/about.md", "2021-02-03T04:05:06+01:00"),
         ("src/pages/plain.astro", "2022-05-06T07:08:09+02:00"),
     ];
     switch::commit_each(&dir, &dated);
@@ -353,7 +353,7 @@ fn docusaurus_plugin_writes_the_cli_sitemap_and_a_rebuild_redates_nothing() {
     let offline = switch::nowhere();
     config(&format!("url: '{}',", offline.trim_end_matches('/')));
     let dated = [
-        ("docs/intro.md", "2021-02-03T04:05:06+00:00"),
+        ("docs/intro.md", "2021-02-03T04:05:06+01:00"),
         ("src/pages/index.md", "2022-05-06T07:08:09+02:00"),
     ];
     switch::commit_each(&dir, &dated);

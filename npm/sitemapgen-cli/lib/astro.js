@@ -12,6 +12,9 @@ import { flags, joinBase, runSitemapgen, stateFlags, withUrlFile } from "./run.j
  * built (`about/index.html`, or with `build.format: "file"`, `about.html`).
  */
 export function astroSources(config, dir) {
+  if (!config.srcDir && !config.root) {
+    return [];
+  }
   const src = fileURLToPath(config.srcDir ?? new URL("src/", config.root));
   const sources = [];
   for (const [folder, extensions, lower] of [
@@ -62,7 +65,7 @@ export function astroFlags(config, dir, options = {}) {
   if (options.state ?? true) {
     args.push(
       ...stateFlags({
-        root: fileURLToPath(config.root),
+        root: config.root ? fileURLToPath(config.root) : process.cwd(),
         dir,
         base,
         previousSitemap: options.previousSitemap,

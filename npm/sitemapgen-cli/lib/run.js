@@ -106,6 +106,8 @@ export async function withUrlFile(urls, use) {
  */
 export function stateFlags({ root, dir, base, previousSitemap = true, sources = [] }) {
   const cache = path.join(root, CACHE, ...new URL(base).pathname.split("/").filter(Boolean));
+  // sitemapgen writes the state into a folder that exists; the first build makes it.
+  fs.mkdirSync(cache, { recursive: true });
   const args = [
     "--state",
     path.join(cache, STATE),
@@ -121,7 +123,6 @@ export function stateFlags({ root, dir, base, previousSitemap = true, sources = 
   }
   const dates = gitDates(root, sources);
   if (dates.size > 0) {
-    fs.mkdirSync(cache, { recursive: true });
     const file = path.join(cache, "source-dates.tsv");
     const lines = [...dates].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     fs.writeFileSync(file, lines.map(([page, date]) => `${page}\t${date}\n`).join(""));
