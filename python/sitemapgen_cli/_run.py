@@ -3,6 +3,7 @@
 seed, the sources' git dates), and running the installed binary with its messages in the
 generator's log."""
 
+import gzip
 import os
 import re
 import subprocess
@@ -196,9 +197,6 @@ def escape_glob(path):
 def gzip_copy(path):
     """Writes PATH.gz, gzip of PATH (no name, no time in its header: the same bytes from the
     same file), if PATH exists; through a temp file and a rename, as sitemapgen writes."""
-    import gzip
-    import os
-
     try:
         with open(path, "rb") as plain:
             data = plain.read()
