@@ -208,14 +208,15 @@ fn collect<'s>(
             Ok(())
         },
     )?;
-    for decided in decider.added_entries(report)? {
+    decider.added_entries(report, |decided, report| {
         if let (Some(new), Some(recorded)) = (&mut new_state, &decided.recorded) {
             new.record(recorded, &decided.entry.loc)?;
         }
         collector.push(decided.entry)?;
         collected += 1;
         report.added_url();
-    }
+        Ok(())
+    })?;
     decider.finish(report)?;
 
     Ok(Collected {

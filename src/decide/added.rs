@@ -11,8 +11,8 @@
 //! the pages, ordered by their path as the walk orders a site (depth first, names byte-wise),
 //! so that the order depends neither on the files nor on their lines.
 
-use std::collections::HashMap;
-use std::io::{BufReader, Read};
+use std::cmp::Ordering;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -25,116 +25,176 @@ use crate::report::{Report, Warning, shown};
 use crate::url::{BaseUrl, Given, MAX_LOC_LEN, given_url, is_page_path, normal_path, strict_url};
 use crate::w3c::is_w3c_date;
 
-/// One added URL, checked.
+/// One added URL, checked: kept small, as a file may add millions (benches/added.sh).
 #[derive(Debug)]
 pub struct AddedUrl {
     /// Its path under the base URL, in normal form: what a page listed at it would have.
-    pub path: String,
-    pub loc: String,
+    pub path: Box<str>,
     /// The date given with it.
-    pub lastmod: Option<String>,
-    /// `FILE:LINE`, for messages.
-    pub at: String,
+    pub lastmod: Option<Box<str>>,
+    /// Where it was given: its file's place among the `--add-urls` files, and the line.
+    file: u32,
+    line: u32,
     /// The page of the site listed at the same URL, which wins.
-    pub page: Option<PathBuf>,
+    pub page: Option<Box<Path>>,
 }
 
-/// The URLs of every `--add-urls` file, each once, in their order.
+impl AddedUrl {
+    /// The URL it is listed at.
+    pub fn loc(&self, base: &BaseUrl) -> String {
+        base.join(&self.path)
+    }
+}
+
+/// A URL as `check` takes it: its path under the base URL and the date given with it.
+#[derive(Debug)]
+pub struct Checked {
+    pub path: String,
+    pub lastmod: Option<String>,
+}
+
+/// The URLs of every `--add-urls` file, each once, in the order the walk orders a site.
 #[derive(Debug, Default)]
 pub struct Added {
+    files: Vec<PathBuf>,
     urls: Vec<AddedUrl>,
-    /// Each URL's place in `urls`, by its path.
-    by_path: HashMap<String, usize>,
+}
+
+/// Depth first, as the walk orders a site: a directory's URL, then what lies below it.
+fn walk_order(a: &str, b: &str) -> Ordering {
+    a.split('/').cmp(b.split('/'))
 }
 
 impl Added {
-    /// Reads and checks the URLs of `files`; a URL given again is warned of and listed once,
-    /// with its first date.
+    /// Reads and checks the URLs of `files`, a line at a time; a URL given again is warned
+    /// of and listed once, with its first date.
     pub fn read(files: &[PathBuf], base: &BaseUrl, report: &mut Report) -> Result<Added> {
         let base_url = Url::parse(&base.join("")).context("the base URL")?;
         let mut urls: Vec<AddedUrl> = Vec::new();
-        let mut first: HashMap<String, usize> = HashMap::new();
-        for file in files {
-            for (line, loc, date) in lines(file)? {
+        for (i, file) in files.iter().enumerate() {
+            each_line(file, |line, loc, date| {
                 let at = format!("{}:{line}", file.display());
-                let url = check(&at, &loc, date, base, &base_url)?;
-                if let Some(&i) = first.get(&url.path) {
-                    report.warn(
-                        Warning::Duplicate,
-                        format_args!("{at}: {} is added again (first at {})", url.loc, urls[i].at),
-                        "listing it once, with the first one's date",
-                    )?;
-                    continue;
-                }
-                first.insert(url.path.clone(), urls.len());
-                urls.push(url);
-            }
+                let url = check(&at, loc, date, base, &base_url)?;
+                urls.push(AddedUrl {
+                    path: url.path.into(),
+                    lastmod: url.lastmod.map(Into::into),
+                    // Both fit: the files are a command line's, each line at least a byte
+                    // of a file capped at MAX_ADDED_URLS.
+                    file: u32::try_from(i).context("too many --add-urls files")?,
+                    line: u32::try_from(line).context("too many lines")?,
+                    page: None,
+                });
+                Ok(())
+            })?;
         }
-        // Depth first, as the walk orders a site: a directory's URL, then what lies below it.
-        urls.sort_by(|a, b| a.path.split('/').cmp(b.path.split('/')));
-        let by_path = urls
-            .iter()
-            .enumerate()
-            .map(|(i, url)| (url.path.clone(), i))
-            .collect();
-        Ok(Added { urls, by_path })
+        // A stable sort: of the same URL given twice, the one given first comes first.
+        urls.sort_by(|a, b| walk_order(&a.path, &b.path));
+        let mut added = Added {
+            files: files.to_vec(),
+            urls,
+        };
+        let mut first = 0;
+        for (i, url) in added.urls.iter().enumerate().skip(1) {
+            if url.path != added.urls[first].path {
+                first = i;
+                continue;
+            }
+            report.warn(
+                Warning::Duplicate,
+                format_args!(
+                    "{}: {} is added again (first at {})",
+                    added.at(url),
+                    url.loc(base),
+                    added.at(&added.urls[first])
+                ),
+                "listing it once, with the first one's date",
+            )?;
+        }
+        added.urls.dedup_by(|later, first| later.path == first.path);
+        Ok(added)
     }
 
     /// Notes that the page at `rel` is listed at URL path `path`, which wins over an added
     /// URL of the same path.
     pub fn listed(&mut self, path: &str, rel: &Path) {
-        if self.by_path.is_empty() {
-            return;
-        }
-        if let Some(&i) = self.by_path.get(path) {
-            self.urls[i].page.get_or_insert_with(|| rel.to_path_buf());
+        if let Ok(i) = self
+            .urls
+            .binary_search_by(|url| walk_order(&url.path, path))
+        {
+            self.urls[i].page.get_or_insert_with(|| rel.into());
         }
     }
 
-    pub fn into_urls(self) -> Vec<AddedUrl> {
-        self.urls
+    /// `FILE:LINE` where `url` was given, for messages.
+    pub fn at(&self, url: &AddedUrl) -> String {
+        format!("{}:{}", self.files[url.file as usize].display(), url.line)
+    }
+
+    /// Each URL with this list, which names where it was given; the list is emptied.
+    pub fn drain(&mut self, mut each: impl FnMut(&Added, AddedUrl) -> Result<()>) -> Result<()> {
+        let urls = std::mem::take(&mut self.urls);
+        for url in urls {
+            each(self, url)?;
+        }
+        Ok(())
     }
 }
 
-/// Each URL of `file` with its line number and its date, as written.
-fn lines(file: &Path) -> Result<Vec<(u64, String, Option<String>)>> {
+/// Calls `each` with every URL of `file`, its line number and its date, as written. A text
+/// file is read a line at a time; a sitemap is read whole (its cap, `MAX_ADDED_URLS`).
+fn each_line(
+    file: &Path,
+    mut each: impl FnMut(u64, &str, Option<String>) -> Result<()>,
+) -> Result<()> {
     let cannot = || format!("cannot read {} (--add-urls)", file.display());
     let Some(opened) = input::open(file).with_context(cannot)? else {
         bail!("there is no file {} (--add-urls)", file.display());
     };
-    let mut bytes = Vec::new();
-    input::decoded(
+    let mut reader = input::decoded(
         BufReader::new(Capped::new(opened, MAX_ADDED_URLS)),
         MAX_ADDED_URLS,
     )
-    .and_then(|mut plain| plain.read_to_end(&mut bytes))
     .with_context(cannot)?;
-    let text = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes);
-    if text.trim_ascii_start().starts_with(b"<") {
-        let what = file.display();
-        let listed = read::parse_listed(text, &what).map_err(|err| usage(err.to_string()))?;
-        return Ok(listed
-            .into_iter()
-            .map(|url| (url.line, url.loc.trim().to_string(), url.lastmod))
-            .collect());
-    }
-    let mut urls = Vec::new();
-    for (n, line) in text.split(|&byte| byte == b'\n').enumerate() {
-        let at = || format!("{}:{}", file.display(), n + 1);
-        let Ok(line) = std::str::from_utf8(line) else {
+    let mut line = Vec::new();
+    let mut n = 0;
+    let mut blank = true;
+    while {
+        line.clear();
+        reader.read_until(b'\n', &mut line).with_context(cannot)? > 0
+    } {
+        n += 1;
+        let at = || format!("{}:{n}", file.display());
+        let bytes = match n {
+            1 => line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&line),
+            _ => &line[..],
+        };
+        let start = bytes.trim_ascii_start();
+        if blank && start.starts_with(b"<") {
+            // A sitemap: it starts with `<` after blank lines only.
+            let mut xml = start.to_vec();
+            reader.read_to_end(&mut xml).with_context(cannot)?;
+            let listed =
+                read::parse_listed(&xml, &file.display()).map_err(|err| usage(err.to_string()))?;
+            for url in listed {
+                each(url.line + n - 1, url.loc.trim(), url.lastmod)?;
+            }
+            return Ok(());
+        }
+        blank &= start.is_empty();
+        let Ok(text) = std::str::from_utf8(bytes) else {
             return Err(usage(format!("{}: the line is not UTF-8", at())));
         };
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let mut fields = line.split_ascii_whitespace();
+        let mut fields = text.split_ascii_whitespace();
         let (Some(loc), date, None) = (fields.next(), fields.next(), fields.next()) else {
-            return Err(usage(format!("{}: {}", at(), not_a_url(line))));
+            return Err(usage(format!("{}: {}", at(), not_a_url(text))));
         };
-        urls.push((n as u64 + 1, loc.to_string(), date.map(String::from)));
+        each(n, loc, date.map(String::from))?;
     }
-    Ok(urls)
+    Ok(())
 }
 
 /// Whether a line of an input file starts as an http(s) URL does: only such a line is
@@ -165,7 +225,7 @@ pub(super) fn check(
     date: Option<String>,
     base: &BaseUrl,
     base_url: &Url,
-) -> Result<AddedUrl> {
+) -> Result<Checked> {
     if !starts_like_a_url(loc) {
         return Err(usage(format!("{at}: {}", not_a_url(loc))));
     }
@@ -178,10 +238,12 @@ pub(super) fn check(
             shown(date)
         )));
     }
-    let loc = shown(loc);
+    // Only a URL refused is shown.
+    let loc = || shown(loc);
     if url.query().is_some() || url.fragment().is_some() {
         return Err(usage(format!(
-            "{at}: {loc} has a query or a fragment; a sitemap lists pages by their path"
+            "{at}: {} has a query or a fragment; a sitemap lists pages by their path",
+            loc()
         )));
     }
     let strict = strict_url(&url);
@@ -190,13 +252,14 @@ pub(super) fn check(
         url.origin() == base_url.origin() && url.username().is_empty() && url.password().is_none();
     let Some(rel) = path.strip_prefix(base.path()).filter(|_| under) else {
         return Err(usage(format!(
-            "{at}: {loc} is outside the base URL {}\nhint: a sitemap lists only URLs under \
+            "{at}: {} is outside the base URL {}\nhint: a sitemap lists only URLs under \
              its base URL (--base-url)",
+            loc(),
             base.join("")
         )));
     };
     if !is_page_path(rel) {
-        return Err(usage(format!("{at}: {loc} has an empty path segment")));
+        return Err(usage(format!("{at}: {} has an empty path segment", loc())));
     }
     let listed = base.join(rel);
     if listed.len() >= MAX_LOC_LEN {
@@ -206,12 +269,9 @@ pub(super) fn check(
             MAX_LOC_LEN - 1
         )));
     }
-    Ok(AddedUrl {
+    Ok(Checked {
         path: rel.to_string(),
-        loc: listed,
         lastmod: date,
-        at: at.to_string(),
-        page: None,
     })
 }
 
@@ -230,12 +290,13 @@ mod tests {
         std::fs::write(&file, text).unwrap();
         let base = BaseUrl::parse("https://example.com/docs/").unwrap();
         let mut report = Report::new(Verbosity::Quiet, false);
-        let added = Added::read(&[file], &base, &mut report)?;
-        Ok(added
-            .into_urls()
-            .into_iter()
-            .map(|url| (url.loc, url.lastmod))
-            .collect())
+        let mut added = Added::read(&[file], &base, &mut report)?;
+        let mut urls = Vec::new();
+        added.drain(|_, url| {
+            urls.push((url.loc(&base), url.lastmod.map(String::from)));
+            Ok(())
+        })?;
+        Ok(urls)
     }
 
     #[test]
@@ -321,7 +382,7 @@ mod tests {
             let base_url = Url::parse(&base.join("")).unwrap();
             if let Ok(url) = check("f:1", &loc, date, &base, &base_url) {
                 proptest::prop_assert!(is_page_path(&url.path), "{:?}", url.path);
-                proptest::prop_assert_eq!(url.loc, base.join(&url.path));
+                proptest::prop_assert!(base.join(&url.path).len() < MAX_LOC_LEN);
             }
         }
     }

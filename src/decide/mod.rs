@@ -396,33 +396,36 @@ impl<'s> Decider<'s> {
         Ok(None)
     }
 
-    /// The --add-urls URLs decided, once every page is: each left out when a
-    /// page has its URL (warned of) or robots.txt disallows it, as a page would be.
-    pub fn added_entries(&mut self, report: &mut Report) -> Result<Vec<Decided>> {
+    /// The --add-urls URLs decided, once every page is, each handed to `each`: each left
+    /// out when a page has its URL (warned of) or robots.txt disallows it, as a page would be.
+    pub fn added_entries(
+        &mut self,
+        report: &mut Report,
+        mut each: impl FnMut(Decided, &mut Report) -> Result<()>,
+    ) -> Result<()> {
         let settings = self.settings;
-        let mut entries = Vec::new();
-        for url in std::mem::take(&mut self.added).into_urls() {
-            let at = Path::new(&url.at);
+        let mut added = std::mem::take(&mut self.added);
+        added.drain(|added, url| {
+            let at = added.at(&url);
+            let loc = url.loc(&settings.base);
             if let Some(page) = &url.page {
-                report.left_out(at, Reason::Duplicate, "a page has its URL");
-                report.warn(
+                report.left_out(Path::new(&at), Reason::Duplicate, "a page has its URL");
+                return report.warn(
                     Warning::Duplicate,
-                    format_args!(
-                        "{}: {} is the URL of the page {}",
-                        url.at,
-                        url.loc,
-                        shown_path(page)
-                    ),
+                    format_args!("{at}: {loc} is the URL of the page {}", shown_path(page)),
                     "listing the page",
-                )?;
-                continue;
+                );
             }
             if let Some(disallow) = &self.disallow
                 && disallow.blocks(&format!("{}{}", self.base.path(), url.path))
             {
-                report.strict(format_args!("robots.txt disallows {}", url.loc))?;
-                report.left_out(at, Reason::Robots, "robots.txt disallows its URL");
-                continue;
+                report.strict(format_args!("robots.txt disallows {loc}"))?;
+                report.left_out(
+                    Path::new(&at),
+                    Reason::Robots,
+                    "robots.txt disallows its URL",
+                );
+                return Ok(());
             }
             // The rules' globs match a page's path under DIR: an added URL's path, decoded.
             let decoded: Vec<u8> = percent_encoding::percent_decode_str(&url.path).collect();
@@ -431,7 +434,7 @@ impl<'s> Decider<'s> {
                 &Listed {
                     key: &url.path,
                     path: &url.path,
-                    loc: &url.loc,
+                    loc: &loc,
                 },
                 url.lastmod.as_deref(),
             );
@@ -440,12 +443,11 @@ impl<'s> Decider<'s> {
                 changefreq: settings.changefreq.value(&candidate).map(String::from),
                 priority: settings.priority.value(&candidate).map(String::from),
                 group: settings.groups.group(&candidate),
-                loc: url.loc,
+                loc,
                 ..Entry::default()
             };
-            entries.push(Decided { entry, recorded });
-        }
-        Ok(entries)
+            each(Decided { entry, recorded }, report)
+        })
     }
 
     /// Says, when most pages name canonical URLs outside the base URL, that the base URL is
