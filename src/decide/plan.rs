@@ -12,6 +12,7 @@ use super::Settings;
 use super::lastmod::Digests;
 use super::rules::ValueRules;
 use super::verdict::{self, Verdict};
+use crate::entry::Group;
 use crate::html;
 use crate::scan::digest::DigestRules;
 use crate::scan::head::Head;
@@ -28,7 +29,7 @@ pub struct Planned<'s> {
     pub(super) loc: String,
     pub(super) changefreq: Option<&'s str>,
     pub(super) priority: Option<&'s str>,
-    pub(super) group: usize,
+    pub(super) group: Group,
 }
 
 /// What is known of each page before it is decided, found on the thread that walked it:
@@ -166,7 +167,9 @@ impl<'s> Planner<'s> {
         let planned = Planned {
             changefreq: value(&settings.changefreq),
             priority: value(&settings.priority),
-            group: candidate.as_ref().map_or(0, |c| settings.groups.group(c)),
+            group: candidate
+                .as_ref()
+                .map_or(Group::Default, |c| settings.groups.group(c)),
             page,
             computed,
             loc,

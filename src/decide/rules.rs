@@ -5,6 +5,7 @@
 use anyhow::{Context, Result, bail};
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 
+use crate::entry::Group;
 use crate::outputs::{DEFAULT_GROUP, is_group_name};
 use crate::walk::rules::compile;
 
@@ -129,11 +130,10 @@ impl GroupRules {
         &self.names
     }
 
-    /// The group of a page: the index of its name, or one past the last for the default
-    /// group.
-    pub fn group(&self, candidate: &Candidate) -> usize {
+    /// The group of a page: the last matching rule's, else the default group.
+    pub fn group(&self, candidate: &Candidate) -> Group {
         let last = self.globs.matches_candidate(candidate).into_iter().max();
-        last.map_or(self.names.len(), |rule| self.groups[rule])
+        last.map_or(Group::Default, |rule| Group::Named(self.groups[rule]))
     }
 }
 
@@ -230,10 +230,10 @@ mod tests {
         .unwrap();
         assert_eq!(groups.names(), ["blog", "news"]);
         let group = |rel: &str| groups.group(&Candidate::new(rel));
-        assert_eq!(group("blog/a/index.html"), 0);
-        assert_eq!(group("blog/news/b.html"), 1);
-        assert_eq!(group("posts/c.html"), 0);
-        assert_eq!(group("about/index.html"), 2, "the default group");
+        assert_eq!(group("blog/a/index.html"), Group::Named(0));
+        assert_eq!(group("blog/news/b.html"), Group::Named(1));
+        assert_eq!(group("posts/c.html"), Group::Named(0));
+        assert_eq!(group("about/index.html"), Group::Default);
         for bad in [
             "blog",
             "=blog/**",

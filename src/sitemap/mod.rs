@@ -197,7 +197,8 @@ impl<'s> Writers<'s> {
     }
 
     fn push(&mut self, entry: Entry) -> Result<()> {
-        let Some(slot) = self.groups.get_mut(entry.group) else {
+        let count = self.groups.len();
+        let Some(slot) = (entry.group.place(count)).and_then(|i| self.groups.get_mut(i)) else {
             bail!("{} belongs to no group", entry.loc);
         };
         let writer = match slot {

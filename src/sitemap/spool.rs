@@ -8,7 +8,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 
 use anyhow::{Context, Result};
 
-use crate::entry::{Alternate, Entry};
+use crate::entry::{Alternate, Entry, Group};
 
 pub struct Spool {
     out: BufWriter<File>,
@@ -27,7 +27,10 @@ impl Spool {
     /// locs, images and hrefs are serialized URLs, dates and words are validated, hreflang
     /// values are checked on reading.
     pub fn push(&mut self, record: &Entry) -> io::Result<()> {
-        write!(self.out, "{}\t", record.group)?;
+        match record.group {
+            Group::Named(i) => write!(self.out, "{i}\t")?,
+            Group::Default => self.out.write_all(b"-\t")?,
+        }
         self.out.write_all(record.loc.as_bytes())?;
         for field in [&record.lastmod, &record.changefreq, &record.priority] {
             self.out.write_all(b"\t")?;
@@ -71,7 +74,10 @@ fn parse(line: &str) -> Result<Entry> {
     let mut fields = line.split('\t');
     let damaged = || anyhow::anyhow!("a spooled URL is damaged");
     let number = |field: Option<&str>| field.and_then(|n| n.parse::<usize>().ok());
-    let group = number(fields.next()).ok_or_else(damaged)?;
+    let group = match fields.next() {
+        Some("-") => Group::Default,
+        field => Group::Named(number(field).ok_or_else(damaged)?),
+    };
     let (Some(loc), lastmod, changefreq, priority) =
         (fields.next(), fields.next(), fields.next(), fields.next())
     else {
@@ -121,7 +127,7 @@ mod tests {
                     "https://example.com/a.png".into(),
                     "https://cdn.example.net/b.png".into(),
                 ],
-                group: 3,
+                group: Group::Named(3),
             },
             Entry {
                 loc: "https://example.com/a".into(),

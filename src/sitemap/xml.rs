@@ -297,7 +297,7 @@ mod tests {
                     href: "https://example.com/de/it's".into(),
                 }],
                 images: Vec::new(),
-                group: 0,
+                group: Default::default(),
             },
         )
         .unwrap();

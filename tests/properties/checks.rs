@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use percent_encoding::percent_decode_str;
 use sitemapgen::Request;
 use sitemapgen::decide::verdict::{self, Verdict};
-use sitemapgen::entry::{Alternate, Entry};
+use sitemapgen::entry::{Alternate, Entry, Group};
 use sitemapgen::known::Stamp;
 use sitemapgen::scan::digest::{DigestRules, Mode};
 use sitemapgen::scan::head;
@@ -196,7 +196,7 @@ pub fn serializer(kind: u8, xhtml: bool, entries: &[Values]) {
                 .map(|(lang, href)| Alternate { lang, href })
                 .collect(),
             images: Vec::new(),
-            group: 0,
+            group: Group::Default,
         };
         match render(kind, &entry, &mut rendered) {
             Ok(()) => {
