@@ -181,8 +181,8 @@ fn collect<'s>(
     report: &mut Report,
 ) -> Result<Collected<'s>> {
     let mut decider = Decider::new(&settings.decide, found, report)?;
-    // Without heads there are no alternates to check, so the URLs can go straight into the
-    // sitemap.
+    // Without heads or locales there are no alternates to check, so the URLs can go straight
+    // into the sitemap.
     let mut collector = Collector::new(&settings.sitemap, settings.decide.read_html)?;
     let mut collected: u64 = 0;
     let planner = decider.planner();

@@ -316,6 +316,13 @@ pub struct Cli {
     #[arg(long, value_name = "LANG", value_parser = ours(parse_hreflang_default))]
     pub hreflang_default: Option<String>,
 
+    /// The pages of language LANG are those under PATH (a folder of DIR, `/` for all the
+    /// rest): the pages at the same path under each locale's PATH are hreflang alternates,
+    /// in each language a page's head names none in (repeatable: `--locale en=/ --locale
+    /// fr=/fr/`)
+    #[arg(long, value_name = "LANG=PATH", value_parser = ours(parse_locale))]
+    pub locale: Vec<(String, String)>,
+
     /// List each page's images as <image:image> (Google's image extension): the <img> and
     /// <picture> sources in its main region (as for --digest-region), and its og:image; on
     /// the base URL's host only, unless --image-host names another. Reads every page whole
@@ -569,12 +576,6 @@ const RULES: &[Rule] = &[
         "no_html",
         "--images reads the pages, and --no-html reads none: drop one",
     ),
-    Rule::Conflict(
-        "hreflang_default",
-        "no_html",
-        "--hreflang-default adds to the alternates the pages' heads name, and --no-html reads \
-         none: drop one",
-    ),
     Rule::Needs("null", "files_from", "-0/--null needs --files-from"),
     Rule::Conflict(
         "follow",
@@ -765,6 +766,29 @@ fn parse_hreflang_default(text: &str) -> anyhow::Result<String> {
         );
     }
     Ok(text.to_string())
+}
+
+/// `LANG=PATH`: a language tag and a folder of DIR as a URL path (`/fr/`, `fr`, `/`), given
+/// back as the path relative to the base URL with no slash at either end.
+fn parse_locale(text: &str) -> anyhow::Result<(String, String)> {
+    let Some((lang, path)) = text.split_once('=') else {
+        anyhow::bail!("--locale {text:?} is not LANG=PATH (such as fr=/fr/, or en=/)");
+    };
+    if !crate::decide::verdict::is_hreflang(lang) || lang.eq_ignore_ascii_case("x-default") {
+        anyhow::bail!(
+            "--locale {text:?}: {lang:?} is not a language tag (such as en or pt-BR) other \
+             than x-default"
+        );
+    }
+    let folder = path.trim_matches('/');
+    let bad = |segment: &str| matches!(segment, "" | "." | "..");
+    if path.contains(['?', '#', '\\']) || (!folder.is_empty() && folder.split('/').any(bad)) {
+        anyhow::bail!(
+            "--locale {text:?}: {path:?} is not a folder of DIR as a URL path (such as /fr/, \
+             or / for the base URL)"
+        );
+    }
+    Ok((lang.to_string(), folder.to_string()))
 }
 
 fn parse_percent(text: &str) -> anyhow::Result<f64> {

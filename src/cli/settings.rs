@@ -19,8 +19,9 @@ use crate::report::Verbosity;
 use crate::run::Settings;
 use crate::scan::digest::{DigestRules, Mode};
 use crate::scan::images::ImageRules;
+use crate::sitemap::alternates::Locale;
 use crate::sitemap::foreign;
-use crate::url::{BaseUrl, Mapping};
+use crate::url::{BaseUrl, Mapping, normal_path};
 use crate::walk::builds;
 use crate::walk::rules::{RuleSpec, Rules};
 use crate::walk::{ListFrom, Source};
@@ -142,6 +143,28 @@ fn check_values(cli: &Cli) -> Result<()> {
         bail!(
             "a text sitemap (--format txt) has no alternates: drop --hreflang-default, or write XML"
         );
+    }
+    if !cli.locale.is_empty() && txt {
+        bail!("a text sitemap (--format txt) has no alternates: drop --locale, or write XML");
+    }
+    if cli.hreflang_default.is_some() && cli.no_html && cli.locale.is_empty() {
+        bail!(
+            "--hreflang-default adds to the alternates the pages' heads name, and --no-html \
+             reads none: drop one, or give --locale"
+        );
+    }
+    for (at, (lang, folder)) in cli.locale.iter().enumerate() {
+        for (other, other_folder) in &cli.locale[..at] {
+            if other.eq_ignore_ascii_case(lang) {
+                bail!("--locale names the language {lang:?} twice: give each language once");
+            }
+            if other_folder == folder {
+                bail!(
+                    "--locale gives {other} and {lang} the same folder /{folder}: give each \
+                     language its own"
+                );
+            }
+        }
     }
     if cli.images && txt {
         bail!("a text sitemap (--format txt) cannot list images: drop --images, or write XML");
@@ -328,6 +351,16 @@ fn sitemap_settings(
         foreign,
         hreflang_default: cli.hreflang_default.clone(),
         date_only: cli.lastmod_format.0,
+        locales: cli
+            .locale
+            .iter()
+            .map(|(lang, folder)| Locale {
+                lang: lang.clone(),
+                folder: normal_path(&format!("{}{folder}", base.path()))
+                    .trim_end_matches('/')
+                    .to_string(),
+            })
+            .collect(),
     }
 }
 

@@ -118,6 +118,7 @@ fn judge_at(head: Head, page: &Url, base: &Url) -> (Verdict, Vec<String>) {
         }
     }
     let mut resolved = Vec::new();
+    let own_lang = head.lang;
     for Alternate { lang, href } in head.alternates {
         if let Some(url) = resolve(&format!("the \"{}\" alternate", shown(&lang)), &href) {
             resolved.push(Alternate {
@@ -154,7 +155,39 @@ fn judge_at(head: Head, page: &Url, base: &Url) -> (Verdict, Vec<String>) {
             None => alternates.push(alternate),
         }
     }
+    if let Some(lang) = own_lang {
+        name_itself(&mut alternates, lang, page);
+    }
     (Verdict::Keep { alternates, form }, ignored)
+}
+
+/// Adds the page at `page` to its own alternates, in its `<html lang>`, when they name other
+/// pages but not it (VuePress): Google wants each URL to list every alternate, itself too.
+/// A language its alternates give another page is not its own (a theme's fixed `lang`).
+fn name_itself(alternates: &mut Vec<Alternate>, lang: String, page: &Url) {
+    let itself = |alternate: &Alternate| {
+        Url::parse(&alternate.href).is_ok_and(|href| same_page(&href, page))
+    };
+    if alternates.is_empty()
+        || !is_hreflang(&lang)
+        || lang.eq_ignore_ascii_case("x-default")
+        || alternates.iter().any(itself)
+        || alternates
+            .iter()
+            .any(|alternate| alternate.lang.eq_ignore_ascii_case(&lang))
+    {
+        return;
+    }
+    alternates.push(Alternate {
+        lang,
+        href: page.to_string(),
+    });
+}
+
+/// Whether two URLs are one page in any of its forms (`/a/`, `/a`, `/a/index.html`).
+fn same_page(a: &Url, b: &Url) -> bool {
+    let substance = |url: &Url| html::url_substance(&normal_path(url.path())).to_string();
+    origin(a) == origin(b) && a.query() == b.query() && substance(a) == substance(b)
 }
 
 /// Where a canonical URL points, seen from the page at `page` in the sitemap of `base`.
@@ -420,6 +453,45 @@ mod tests {
             Verdict::Canonical("https://example.com/docs/b/".into())
         );
         assert!(ignored.is_empty());
+    }
+
+    #[test]
+    fn a_page_that_names_only_its_alternates_names_itself_in_its_language() {
+        let alternates = |html: &str| match verdict_at(html, "https://example.com/docs/") {
+            (Verdict::Keep { alternates, .. }, _) => alternates,
+            other => panic!("{other:?}"),
+        };
+        // VuePress: the other locale in the head, its own in `<html lang>`.
+        assert_eq!(
+            alternates("<html lang=en-US><link rel=alternate hreflang=zh-cn href=/docs/zh/>"),
+            [
+                alternate("zh-cn", "https://example.com/docs/zh/"),
+                alternate("en-US", "https://example.com/docs/"),
+            ]
+        );
+        for html in [
+            // Named already, in any form.
+            "<html lang=en><link rel=alternate hreflang=en href=/docs/index.html>\
+             <link rel=alternate hreflang=de href=/docs/de/>",
+            // A language its alternates give another page.
+            "<html lang=de><link rel=alternate hreflang=de href=/docs/de/>",
+            // No language, or none that is a tag.
+            "<html><link rel=alternate hreflang=de href=/docs/de/>",
+            "<html lang='e n'><link rel=alternate hreflang=de href=/docs/de/>",
+        ] {
+            let own = alternates(html)
+                .into_iter()
+                .filter(|a| a.href == "https://example.com/docs/")
+                .count();
+            assert!(own <= 1, "{html}");
+            assert!(!alternates(html).iter().any(|a| a.lang == "e n"), "{html}");
+        }
+        assert_eq!(
+            alternates("<html lang=de><link rel=alternate hreflang=de href=/docs/de/>").len(),
+            1
+        );
+        // No alternates: nothing to add to.
+        assert!(alternates("<html lang=en>").is_empty());
     }
 
     #[test]

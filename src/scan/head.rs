@@ -1,9 +1,9 @@
 //! What a page's `<head>` says: noindex, a redirect, canonical URLs, hreflang alternates,
-//! as written (`decide::verdict` judges them), and whether it has a title. Only the head is
-//! read: up to `</head>`, the body, or any start tag that cannot be in a head; a page with no
-//! title is read on until the first text of its body, to tell an app shell (no title, no
-//! text) from a page. A `<noscript>` in the head is read as markup (a redirect stub may hide
-//! its refresh there); a `<template>` is inert.
+//! its language (`<html lang>`), as written (`decide::verdict` judges them), and whether it
+//! has a title. Only the head is read: up to `</head>`, the body, or any start tag that cannot
+//! be in a head; a page with no title is read on until the first text of its body, to tell an
+//! app shell (no title, no text) from a page. A `<noscript>` in the head is read as markup (a
+//! redirect stub may hide its refresh there); a `<template>` is inert.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -30,6 +30,9 @@ pub struct Head {
     pub canonicals: Vec<String>,
     /// `<link rel="alternate" hreflang href>`, as written.
     pub alternates: Vec<Alternate>,
+    /// `<html lang>`, as written: the language of a page that names its alternates but not
+    /// itself among them (VuePress).
+    pub lang: Option<String>,
     /// A `<title>` with text.
     pub titled: bool,
     /// Text in the body, outside scripts, styles and templates (looked for only when the
@@ -106,7 +109,7 @@ pub enum Goes {
 
 impl Facts {
     pub fn wants_attributes(&self, name: &[u8]) -> bool {
-        self.templates == 0 && matches!(name, b"meta" | b"link")
+        self.templates == 0 && matches!(name, b"meta" | b"link" | b"html")
     }
 
     pub fn start(&mut self, tag: &Tag) -> Goes {
@@ -130,6 +133,10 @@ impl Facts {
             b"link" => read_link(&mut self.head, tag),
             b"title" => self.title = true,
             b"script" => self.head.scripted = true,
+            // The first `<html>` is the element; a parser merges a later one's new attributes.
+            b"html" if self.head.lang.is_none() => {
+                self.head.lang = tag.text(b"lang").map(|lang| lang.into_owned());
+            }
             name if HEAD_ELEMENTS.contains(&name) => {}
             // The body's first element: its text counts.
             _ => {
@@ -367,6 +374,22 @@ mod tests {
         assert!(!head("<head><title> Home </title><script></script></head><body>").is_shell());
         assert!(!head("<head><title> </title></head><body><p>x</p>").titled);
         assert!(!head("<head><meta name=go-import content=x></head><body></body>").is_shell());
+    }
+
+    #[test]
+    fn the_html_element_names_the_language() {
+        assert_eq!(
+            head("<!doctype html><HTML LANG=' en-US '><head>")
+                .lang
+                .as_deref(),
+            Some("en-US")
+        );
+        assert_eq!(
+            head("<html lang=zh-CN><html lang=fr>").lang.as_deref(),
+            Some("zh-CN")
+        );
+        assert_eq!(head("<html><head><meta charset=utf-8>").lang, None);
+        assert_eq!(head("<body><html lang=fr>").lang, None);
     }
 
     #[test]

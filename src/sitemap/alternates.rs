@@ -3,9 +3,17 @@
 //! RFC 3986 normalisation, and by their substance, so that an alternate written `/fr/` finds
 //! the page listed as `/fr` (and is written as listed). Only hashes of URLs are kept.
 //!
+//! With `--locale LANG=PATH`, the page at the same path under each locale's folder is an
+//! alternate of a page too, where its head names none in that language: the pages of each
+//! path are known by a hash of the path less the locale's folder.
+//!
+//! A page whose alternates name others but not itself names itself too, in the language
+//! another page names it by (its `<html lang>` came first, in `decide`).
+//!
 //! With `--hreflang-default LANG`, a page whose cluster (the page and the alternates it
 //! names) declares no `x-default` gets one: its LANG alternate, as listed.
 
+use std::collections::hash_map::Entry as Slot;
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -34,6 +42,25 @@ pub struct Links {
     default: Option<String>,
     /// Every page, by substance, that declares an `x-default` (only with `default`).
     declares_default: HashSet<u64>,
+    /// The first language another page names each page by, by substance.
+    named_as: HashMap<u64, String>,
+    /// (page, language in lower case) for every language a page names an alternate in, by
+    /// substance (only with `locales`).
+    names_lang: HashSet<u64>,
+    /// --locale: each language and its folder, in the order given.
+    locales: Vec<Locale>,
+    /// With `locales`: how many listed pages each path has (a page's locale's folder taken
+    /// off its substance), by that path's key.
+    translations: HashMap<u64, u32>,
+}
+
+/// `--locale LANG=PATH`: the pages of a language, in a folder under the base URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locale {
+    pub lang: String,
+    /// The folder's URL path from the host's root, normalised, with no final `/` (so the
+    /// empty string for a base URL of `/`).
+    pub folder: String,
 }
 
 /// The hreflang value of the page for users whose language no alternate matches.
@@ -66,7 +93,12 @@ impl Parts {
 
     /// The page's key, whatever its form.
     fn page(&self) -> u64 {
-        key(&(&self.origin, self.substance(), &self.query))
+        self.page_at(self.substance())
+    }
+
+    /// The key of the page at `substance` on the same origin, with the same query.
+    fn page_at(&self, substance: &str) -> u64 {
+        key(&(&self.origin, substance, &self.query))
     }
 
     /// The URL's key, as it is.
@@ -82,11 +114,39 @@ impl Parts {
 
     /// The URL in form `form`.
     fn in_form(&self, form: usize) -> String {
+        self.at_in_form(self.substance(), form)
+    }
+
+    /// The URL of the page at `substance` (same origin and query) in form `form`.
+    fn at_in_form(&self, substance: &str, form: usize) -> String {
         let query = self
             .query
             .as_ref()
             .map_or(String::new(), |q| format!("?{q}"));
-        format!("{}{}{}{query}", self.origin, self.substance(), FORMS[form])
+        format!("{}{substance}{}{query}", self.origin, FORMS[form])
+    }
+
+    /// The locale whose folder holds the page (the deepest), and the page's substance less
+    /// that folder.
+    fn locale<'l>(&self, locales: &'l [Locale]) -> Option<(&'l Locale, &str)> {
+        let inside = |locale: &&Locale| {
+            self.path
+                .strip_prefix(&locale.folder)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        };
+        let locale = locales
+            .iter()
+            .filter(inside)
+            .max_by_key(|locale| locale.folder.len())?;
+        // The folder's own page has the folder as its substance, or less (`/` for a folder
+        // of ``): what is left of it is the empty path.
+        let rest = self.substance().get(locale.folder.len()..).unwrap_or("");
+        Some((locale, rest))
+    }
+
+    /// The key of the page's path in every locale: `rest` (from `locale`) on its origin.
+    fn translation(&self, rest: &str) -> u64 {
+        key(&(&self.origin, rest, &self.query, "locale"))
     }
 }
 
@@ -99,10 +159,11 @@ fn key(value: &impl Hash) -> u64 {
 }
 
 impl Links {
-    /// `default` is --hreflang-default's language.
-    pub fn new(default: Option<String>) -> Links {
+    /// `default` is --hreflang-default's language, `locales` --locale's.
+    pub fn new(default: Option<String>, locales: Vec<Locale>) -> Links {
         Links {
             default,
+            locales,
             ..Links::default()
         }
     }
@@ -118,6 +179,15 @@ impl Links {
         for Alternate { lang, href } in &entry.alternates {
             if let Some(alternate) = Parts::of(href) {
                 self.named.insert((page.page(), alternate.page()));
+                if alternate.page() != page.page() && !lang.eq_ignore_ascii_case(X_DEFAULT) {
+                    self.named_as
+                        .entry(alternate.page())
+                        .or_insert_with(|| lang.clone());
+                }
+            }
+            if !self.locales.is_empty() {
+                self.names_lang
+                    .insert(key(&(page.page(), lang.to_ascii_lowercase())));
             }
             if self.default.is_some() && lang.eq_ignore_ascii_case(X_DEFAULT) {
                 self.declares_default.insert(page.page());
@@ -127,24 +197,42 @@ impl Links {
 
     /// Records a URL of the sitemap.
     pub fn list(&mut self, loc: &str) {
-        if let Some(parts) = Parts::of(loc) {
-            self.listed.insert(parts.exact());
-            if let Some(form) = parts.form() {
-                self.pages.entry(parts.page()).or_insert(form);
-            }
+        let Some(parts) = Parts::of(loc) else {
+            return;
+        };
+        self.listed.insert(parts.exact());
+        let Some(form) = parts.form() else {
+            return;
+        };
+        match self.pages.entry(parts.page()) {
+            Slot::Occupied(_) => return,
+            Slot::Vacant(vacant) => vacant.insert(form),
+        };
+        if let Some((_, rest)) = parts.locale(&self.locales) {
+            *self
+                .translations
+                .entry(parts.translation(rest))
+                .or_default() += 1;
         }
     }
 
-    /// Whether any page names alternates (and so the XHTML namespace is needed).
+    /// Whether every URL must be listed (`list`) before the first is checked.
+    pub fn wants_list(&self) -> bool {
+        !self.named.is_empty() || !self.locales.is_empty()
+    }
+
+    /// Whether any page names alternates or has a translation (and so the XHTML namespace is
+    /// needed), once every URL is listed.
     pub fn any(&self) -> bool {
-        !self.named.is_empty()
+        !self.named.is_empty() || self.translations.values().any(|pages| *pages > 1)
     }
 
     /// Writes each alternate of `entry` as the sitemap lists its page, drops those that are
-    /// not pages of the sitemap, and warns about those that do not name the page back.
+    /// not pages of the sitemap, and warns about those that do not name the page back; adds
+    /// its translations (--locale) in the languages it names none in, and itself.
     pub fn check(&self, entry: &mut Entry, report: &mut Report) -> Result<()> {
         // Most pages name none: their URL is not worth parsing.
-        if entry.alternates.is_empty() {
+        if entry.alternates.is_empty() && self.locales.is_empty() {
             return Ok(());
         }
         let Some(page) = Parts::of(&entry.loc) else {
@@ -184,7 +272,10 @@ impl Links {
                 )?;
                 continue;
             };
-            if target.page() != page.page() && !self.named.contains(&(target.page(), page.page())) {
+            if target.page() != page.page()
+                && !self.named.contains(&(target.page(), page.page()))
+                && !self.translates(&target, &page)
+            {
                 report.warn(
                     Warning::AlternateOneWay,
                     format_args!(
@@ -197,6 +288,8 @@ impl Links {
             }
             kept.push(Alternate { lang, href: listed });
         }
+        self.add_translations(&page, &entry.loc, &mut kept);
+        self.add_itself(&page, &entry.loc, &mut kept);
         let default = add_default.and_then(|default| {
             kept.iter()
                 .find(|alternate| alternate.lang.eq_ignore_ascii_case(default))
@@ -210,5 +303,89 @@ impl Links {
         }
         entry.alternates = kept;
         Ok(())
+    }
+
+    /// Whether `a` and `b` are one page in two locales (so that each names the other).
+    fn translates(&self, a: &Parts, b: &Parts) -> bool {
+        match (a.locale(&self.locales), b.locale(&self.locales)) {
+            (Some((one, a_rest)), Some((other, b_rest))) => one != other && a_rest == b_rest,
+            _ => false,
+        }
+    }
+
+    /// Adds to `kept`, the alternates of the page `page` listed at `loc`, its page in each
+    /// locale (itself in its own), when it has any besides itself: for each language it names
+    /// no alternate in, and each page it does not name already, unless that page's head
+    /// names another in `page`'s language.
+    fn add_translations(&self, page: &Parts, loc: &str, kept: &mut Vec<Alternate>) {
+        let Some((own, rest)) = page.locale(&self.locales) else {
+            return;
+        };
+        if self
+            .translations
+            .get(&page.translation(rest))
+            .is_none_or(|n| *n < 2)
+        {
+            return;
+        }
+        let entry_had_none = kept.is_empty();
+        for locale in &self.locales {
+            let substance = format!("{}{rest}", locale.folder);
+            let target = page.page_at(&substance);
+            let Some(form) = self.pages.get(&target) else {
+                continue;
+            };
+            let href = if target == page.page() {
+                loc.to_string()
+            } else if self
+                .names_lang
+                .contains(&key(&(target, own.lang.to_ascii_lowercase())))
+            {
+                continue;
+            } else {
+                page.at_in_form(&substance, *form)
+            };
+            let named = kept.iter().any(|alternate| {
+                alternate.lang.eq_ignore_ascii_case(&locale.lang)
+                    || Parts::of(&alternate.href).is_some_and(|named| named.page() == target)
+            });
+            if !named {
+                kept.push(Alternate {
+                    lang: locale.lang.clone(),
+                    href,
+                });
+            }
+        }
+        // Itself alone (its translations name others in its language): no alternates.
+        if let [only] = kept.as_slice()
+            && only.href == loc
+            && entry_had_none
+        {
+            kept.clear();
+        }
+    }
+
+    /// Adds the page `page` listed at `loc` to `kept`, its alternates, when they name others
+    /// but not it, in the language another page names it by (unless one of them has it).
+    fn add_itself(&self, page: &Parts, loc: &str, kept: &mut Vec<Alternate>) {
+        let other = |alternate: &Alternate| {
+            alternate.lang.eq_ignore_ascii_case(X_DEFAULT)
+                || Parts::of(&alternate.href).is_none_or(|named| named.page() != page.page())
+        };
+        if kept.is_empty() || !kept.iter().all(other) {
+            return;
+        }
+        let Some(lang) = self.named_as.get(&page.page()) else {
+            return;
+        };
+        if !kept
+            .iter()
+            .any(|alternate| alternate.lang.eq_ignore_ascii_case(lang))
+        {
+            kept.push(Alternate {
+                lang: lang.clone(),
+                href: loc.to_string(),
+            });
+        }
     }
 }

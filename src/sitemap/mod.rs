@@ -35,7 +35,7 @@ use crate::outputs::{Destination, Files, Format, name_beside};
 use crate::report::Report;
 use crate::url::encode_path;
 use crate::w3c;
-use alternates::Links;
+use alternates::{Links, Locale};
 use spool::Spool;
 use xml::{Document, Extensions, Kind, MAX_ENTRIES};
 
@@ -60,6 +60,8 @@ pub struct Settings {
     pub hreflang_default: Option<String>,
     /// --lastmod-format date: each lastmod's date alone (`2026-11-27`).
     pub date_only: bool,
+    /// --locale: each language's folder, whose pages are alternates of each other.
+    pub locales: Vec<Locale>,
 }
 
 impl Settings {
@@ -97,15 +99,20 @@ pub enum Collector<'s> {
 }
 
 impl<'s> Collector<'s> {
-    /// `spooled` when alternates must be checked against every URL.
-    pub fn new(settings: &'s Settings, spooled: bool) -> Result<Collector<'s>> {
+    /// `heads` when the pages' heads are read (and so may name alternates).
+    pub fn new(settings: &'s Settings, heads: bool) -> Result<Collector<'s>> {
         let direct = Writers::new(settings, Extensions::default());
-        Ok(if spooled {
+        // With locales, any page may have alternates.
+        let locales = !settings.locales.is_empty();
+        Ok(if heads || locales {
             Collector::Spooled {
                 spool: Spool::new()?,
-                links: Box::new(Links::new(settings.hreflang_default.clone())),
+                links: Box::new(Links::new(
+                    settings.hreflang_default.clone(),
+                    settings.locales.clone(),
+                )),
                 images: false,
-                direct: Some(direct),
+                direct: (!locales).then_some(direct),
             }
         } else {
             Collector::Direct(direct)
@@ -163,12 +170,12 @@ fn write_spooled(
     image: bool,
     report: &mut Report,
 ) -> Result<Vec<Vec<Done>>> {
-    let xhtml = links.any();
-    if xhtml {
+    if links.wants_list() {
         for entry in spool.replay()? {
             links.list(&entry?.loc);
         }
     }
+    let xhtml = links.any();
     // Every file of the sitemap declares the namespaces some URL of it uses.
     let mut writers = Writers::new(settings, Extensions { xhtml, image });
     for entry in spool.replay()? {

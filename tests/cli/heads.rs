@@ -247,7 +247,7 @@ fn hreflang_default_gives_an_x_default_to_each_cluster_without_one() {
         (
             &["--hreflang-default", "en", "--no-html"],
             "sitemapgen: error: --hreflang-default adds to the alternates the pages' heads \
-             name, and --no-html reads none: drop one",
+             name, and --no-html reads none: drop one, or give --locale",
         ),
         (
             &["--hreflang-default", "en", "--format", "txt"],
@@ -518,4 +518,214 @@ fn a_site_whose_every_page_is_noindex_gets_no_sitemap_and_exits_0() {
         .run(&[])
         .expect_code(1)
         .stderr_has(&["error: no pages in "]);
+}
+
+fn pair(lang: &str, path: &str) -> (String, String) {
+    (lang.to_string(), path.to_string())
+}
+
+#[test]
+fn a_page_whose_head_names_only_the_other_locales_names_itself_too() {
+    // VuePress 2: the other locale in the head, the page's own language in `<html lang>`.
+    let site = Site::empty();
+    site.write(
+        "index.html",
+        "<html lang=en-US><head><link rel=alternate hreflang=zh-cn href=/zh/></head>",
+    );
+    site.write(
+        "zh/index.html",
+        "<html lang=zh-CN><head><link rel=alternate hreflang=en-us href=/></head>",
+    );
+    site.run(&[]).success();
+    let got = alternates(&site);
+    assert_eq!(got[""], [pair("zh-cn", "zh/"), pair("en-US", "")]);
+    assert_eq!(got["zh/"], [pair("en-us", ""), pair("zh-CN", "zh/")]);
+
+    // Without `<html lang>` (or one its alternates give another page, a theme's fixed
+    // `lang`), the language the other page names it by.
+    site.write(
+        "zh/index.html",
+        "<html lang=en-US><head><link rel=alternate hreflang=en-us href=/></head>",
+    );
+    site.write(
+        "index.html",
+        "<head><link rel=alternate hreflang=zh-cn href=/zh/></head>",
+    );
+    site.run(&[]).success();
+    let got = alternates(&site);
+    assert_eq!(got[""], [pair("zh-cn", "zh/"), pair("en-us", "")]);
+    assert_eq!(got["zh/"], [pair("en-us", ""), pair("zh-cn", "zh/")]);
+}
+
+/// An English site at the root and its French translation under fr/: a page of each
+/// language only, a French page left out, one page that names its alternates itself.
+fn two_locales() -> Site {
+    let site = Site::empty();
+    for page in [
+        "index.html",
+        "guide/index.html",
+        "guide/setup.html",
+        "only-en.html",
+        "fr/index.html",
+        "fr/guide/index.html",
+        "fr/only-fr.html",
+        "fr.html",
+    ] {
+        site.write(page, format!("<title>{page}</title>"));
+    }
+    site.write("fr/guide/setup.html", "<meta name=robots content=noindex>");
+    // Its French page is elsewhere: the head wins.
+    site.write(
+        "news.html",
+        "<link rel=alternate hreflang=fr href=/fr/nouvelles.html>",
+    );
+    site.write("fr/news.html", "<title>not its translation</title>");
+    site.write(
+        "fr/nouvelles.html",
+        "<link rel=alternate hreflang=en href=/news.html>",
+    );
+    site
+}
+
+#[test]
+fn locale_folders_make_the_pages_at_one_path_alternates() {
+    let site = two_locales();
+    site.run(&[
+        "--locale",
+        "en=/",
+        "--locale",
+        "fr=/fr/",
+        "--hreflang-default",
+        "en",
+    ])
+    .success();
+    let got = alternates(&site);
+    let cluster = |en: &str, fr: &str| vec![pair("en", en), pair("fr", fr), pair("x-default", en)];
+    let expected: BTreeMap<String, Vec<(String, String)>> = [
+        ("", cluster("", "fr/")),
+        ("fr.html", vec![]),
+        ("fr/", cluster("", "fr/")),
+        ("fr/guide/", cluster("guide/", "fr/guide/")),
+        ("fr/news.html", vec![]),
+        (
+            "fr/nouvelles.html",
+            cluster("news.html", "fr/nouvelles.html"),
+        ),
+        ("fr/only-fr.html", vec![]),
+        ("guide/", cluster("guide/", "fr/guide/")),
+        // Its French page is left out: no translation to name.
+        ("guide/setup.html", vec![]),
+        (
+            "news.html",
+            vec![
+                pair("fr", "fr/nouvelles.html"),
+                pair("en", "news.html"),
+                pair("x-default", "news.html"),
+            ],
+        ),
+        ("only-en.html", vec![]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    assert_eq!(got, expected);
+
+    // The same from the config file, and without reading the heads (so fr/news.html is
+    // news.html's translation, and nouvelles.html no one's).
+    let config = site.outside().join("sitemapgen.toml");
+    fs::write(&config, "locale = [\"en=/\", \"fr=fr\"]\nno-html = true\n").unwrap();
+    let run = site.command(&["--config"]).arg(&config).run();
+    run.success();
+    let got = alternates(&site);
+    assert_eq!(
+        got["news.html"],
+        [pair("en", "news.html"), pair("fr", "fr/news.html")]
+    );
+    assert_eq!(got["fr/nouvelles.html"], []);
+    // Its French page's noindex is not read either.
+    assert_eq!(
+        got["guide/setup.html"],
+        [
+            pair("en", "guide/setup.html"),
+            pair("fr", "fr/guide/setup.html")
+        ]
+    );
+
+    // A site with no translation at all has no alternates, nor their namespace.
+    let lone = Site::with_pages(&["index.html", "a.html"]);
+    lone.run(&["--locale", "en=/", "--locale", "fr=/fr/"])
+        .success();
+    let xml = fs::read_to_string(lone.sitemap_path()).unwrap();
+    assert!(!xml.contains("xmlns:xhtml"), "{xml}");
+}
+
+#[test]
+fn locale_folders_under_a_base_url_with_a_path_and_without_a_root_locale() {
+    let site = Site::empty();
+    for page in [
+        "index.html",
+        "en/index.html",
+        "en/a/index.html",
+        "de-ch/index.html",
+        "de-ch/a/index.html",
+    ] {
+        site.write(page, "<title>t</title>");
+    }
+    let base = "https://example.com/docs/";
+    site.run(&[
+        "-b",
+        base,
+        "--no-trailing-slash",
+        "--locale",
+        "en=/en/",
+        "--locale",
+        "de-CH=/de-ch",
+    ])
+    .success();
+    let urls = crate::validate::sitemap(&site.sitemap_path(), base);
+    let got: BTreeMap<&str, Vec<(String, String)>> = urls
+        .iter()
+        .map(|url| (url.loc.as_str(), url.alternates.clone()))
+        .collect();
+    let abs = |lang: &str, path: &str| (lang.to_string(), format!("{base}{path}"));
+    assert_eq!(got["https://example.com/docs/"], []);
+    assert_eq!(
+        got["https://example.com/docs/de-ch/a"],
+        [abs("en", "en/a"), abs("de-CH", "de-ch/a")]
+    );
+    assert_eq!(
+        got["https://example.com/docs/en"],
+        [abs("en", "en"), abs("de-CH", "de-ch")]
+    );
+}
+
+#[test]
+fn a_locale_that_is_not_lang_and_folder_is_a_usage_error() {
+    let site = Site::with_pages(&["index.html"]);
+    for (args, message) in [
+        (&["--locale", "fr"][..], "--locale \"fr\" is not LANG=PATH"),
+        (&["--locale", "f r=/fr/"], "\"f r\" is not a language tag"),
+        (&["--locale", "x-default=/"], "is not a language tag"),
+        (&["--locale", "fr=/a/../fr/"], "is not a folder of DIR"),
+        (&["--locale", "fr=/fr/?x"], "is not a folder of DIR"),
+        (
+            &["--locale", "fr=/fr/", "--locale", "FR=/fr2/"],
+            "--locale names the language \"FR\" twice",
+        ),
+        (
+            &["--locale", "en=/", "--locale", "fr=/"],
+            "--locale gives en and fr the same folder /",
+        ),
+        (
+            &["--locale", "en=/", "--format", "txt"],
+            "a text sitemap (--format txt) has no alternates: drop --locale",
+        ),
+    ] {
+        site.command(args)
+            .arg("-o")
+            .arg("-")
+            .run()
+            .expect_code(2)
+            .stderr_has(&["sitemapgen: error: ", message]);
+    }
 }
