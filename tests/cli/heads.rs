@@ -526,33 +526,28 @@ fn pair(lang: &str, path: &str) -> (String, String) {
 
 #[test]
 fn a_page_whose_head_names_only_the_other_locales_names_itself_too() {
-    // VuePress 2: the other locale in the head, the page's own language in `<html lang>`.
     let site = Site::empty();
-    site.write(
-        "index.html",
+    // The alternates of each URL, given the home page's and the Chinese page's heads.
+    let run = |home: &str, zh: &str| {
+        site.write("index.html", home);
+        site.write("zh/index.html", zh);
+        site.run(&[]).success();
+        alternates(&site)
+    };
+    // VuePress 2: the other locale in the head, the page's own language in `<html lang>`.
+    let got = run(
         "<html lang=en-US><head><link rel=alternate hreflang=zh-cn href=/zh/></head>",
-    );
-    site.write(
-        "zh/index.html",
         "<html lang=zh-CN><head><link rel=alternate hreflang=en-us href=/></head>",
     );
-    site.run(&[]).success();
-    let got = alternates(&site);
     assert_eq!(got[""], [pair("zh-cn", "zh/"), pair("en-US", "")]);
     assert_eq!(got["zh/"], [pair("en-us", ""), pair("zh-CN", "zh/")]);
 
     // Without `<html lang>` (or one its alternates give another page, a theme's fixed
     // `lang`), the language the other page names it by.
-    site.write(
-        "zh/index.html",
+    let got = run(
+        "<head><link rel=alternate hreflang=zh-cn href=/zh/></head>",
         "<html lang=en-US><head><link rel=alternate hreflang=en-us href=/></head>",
     );
-    site.write(
-        "index.html",
-        "<head><link rel=alternate hreflang=zh-cn href=/zh/></head>",
-    );
-    site.run(&[]).success();
-    let got = alternates(&site);
     assert_eq!(got[""], [pair("zh-cn", "zh/"), pair("en-us", "")]);
     assert_eq!(got["zh/"], [pair("en-us", ""), pair("zh-cn", "zh/")]);
 }
