@@ -64,6 +64,10 @@ def setup(app):
     app.add_config_value("sitemapgen_args", [], "html", list)
     # Fail the build where this platform has no binary (by default: a warning, no sitemap).
     app.add_config_value("sitemapgen_require_binary", False, "html", bool)
+    # As sphinx-sitemap's sitemap_locales: the languages of the site besides `language`,
+    # each built into its own folder (--locale); [None] for none; empty: the folders of
+    # locale_dirs.
+    app.add_config_value("sitemapgen_locales", [], "html", list)
     app.connect("build-finished", build_finished)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
@@ -126,17 +130,21 @@ def sitemap(app):
     config = app.config
     base = base_url(config)
     outdir = str(app.outdir)
+    site = locale_site(app, base)
+    # The folder of this build's pages in the site's (`fr/` in a site of every language).
+    own = site["folders"][site["own"]] if site else ""
+    if site:
+        base, outdir = site["base"], site["dir"]
     args = ["--base-url", base]
+    for lang, folder in site["folders"].items() if site else ():
+        args += ["--locale", f"{lang.replace('_', '-')}=/{folder}"]
     if config.sitemapgen_state:
         env = app.env
         # Each document's source and its page, to date a page new to the state by its
         # source's last commit.
         sources = [
-            (
-                str(env.doc2path(docname)),
-                os.path.relpath(app.builder.get_outfilename(docname), outdir).replace(os.sep, "/"),
-            )
-            for docname in sorted(env.found_docs)
+            (str(env.doc2path(docname)), own + page)
+            for docname, page in pages(app)
         ]
         args += state_flags(
             root=str(app.confdir),
@@ -145,8 +153,15 @@ def sitemap(app):
             previous_sitemap=config.sitemapgen_previous_sitemap,
             sources=sources,
         )
+    # The same documents in every language: each glob under every language's folder.
+    folders = list(site["folders"].values()) if site else [""]
+    excludes = dict.fromkeys(
+        under(folder, glob)
+        for glob in [*config.sitemapgen_excludes, *unlisted(app)]
+        for folder in folders
+    )
     args += flags(
-        exclude=[*config.sitemapgen_excludes, *unlisted(app)],
+        exclude=list(excludes),
         lastmod=config.sitemapgen_lastmod,
         lastmod_format=config.sitemapgen_lastmod_format,
         add_urls=[os.path.join(app.confdir, path) for path in config.sitemapgen_add_urls],
@@ -159,12 +174,89 @@ def sitemap(app):
     run_sitemapgen(args + [outdir], _Named(), OFF, require_binary=config.sitemapgen_require_binary)
 
 
+def under(folder, glob):
+    """GLOB (relative to a build's output) for the build in FOLDER of the site's: a glob
+    with a `/` is anchored at the output, one without matches a name at any depth."""
+    if not folder or "/" not in glob:
+        return glob
+    return escape_glob(folder) + glob.lstrip("/")
+
+
+def locales(app):
+    """The site's languages: sitemapgen_locales (as sphinx-sitemap's sitemap_locales: [None]
+    for none; empty: the folders of locale_dirs) and ``language``; and whether they were
+    named in conf.py."""
+    config = app.config
+    named = config.sitemapgen_locales
+    if named == [None]:
+        return [], True
+    found = list(named)
+    if not named:
+        for folder in config.locale_dirs:
+            folder = os.path.join(app.confdir, folder)
+            if os.path.isdir(folder):
+                found += sorted(
+                    name
+                    for name in os.listdir(folder)
+                    if os.path.isdir(os.path.join(folder, name))
+                )
+    langs = []
+    for lang in [*found, config.language]:
+        if lang and lang not in langs:
+            langs.append(lang)
+    return langs, bool(named)
+
+
+def locale_site(app, base):
+    """The site of every language, when it has several: each language built into its folder
+    (``language`` and what follows it in this build's URL, ``fr/`` or ``fr/1.0/``) of one
+    output, at its URL under one base. Its base URL, folder, each language's folder, and
+    this build's language; None for a site of one language, or a layout that is not this one
+    when the languages were found in locale_dirs (each language a site of its own)."""
+    langs, named = locales(app)
+    if len(langs) < 2:
+        return None
+    language = app.config.language
+    segments = base.split("/")
+    tail = None
+    if language in segments[3:]:
+        at = len(segments) - 1 - segments[::-1].index(language)
+        tail = "/".join(segments[at + 1 :])
+        root = "/".join(segments[:at]) + "/"
+    outdir = os.path.normpath(str(app.outdir))
+    own = os.path.join(language, tail) if tail is not None else None
+    if own is None or not (outdir + os.sep).endswith(os.sep + os.path.normpath(own) + os.sep):
+        if not named:
+            return None
+        raise Failed(
+            f"sitemapgen: error: sitemapgen_locales names {', '.join(langs)}, but this build's "
+            f"URL ({base}) and output folder ({outdir}) do not end with the folder of its "
+            f"language {language!r}\nhint: build each language into its folder of one output "
+            f"at its URL: sphinx-build -D language={language} -D html_baseurl=https://"
+            f"example.com/{language}/ SOURCE OUT/{language}"
+        )
+    top = outdir[: len(outdir) - len(os.path.normpath(own))].rstrip(os.sep) or os.sep
+    folders = {lang: f"{lang}/{tail}" for lang in langs}
+    return {"base": root, "dir": top, "folders": folders, "own": language}
+
+
 def unlisted(app):
     """Globs of the pages of the documents whose file-wide metadata says ``:nositemap:``."""
-    outdir = str(app.outdir)
-    paths = []
-    for docname in sorted(app.env.found_docs):
-        if "nositemap" in app.env.metadata.get(docname, {}):
-            path = os.path.relpath(app.builder.get_outfilename(docname), outdir)
-            paths.append(escape_glob(path.replace(os.sep, "/")))
-    return paths
+    return [
+        escape_glob(page)
+        for docname, page in pages(app)
+        if "nositemap" in app.env.metadata.get(docname, {})
+    ]
+
+
+def pages(app):
+    """Each document and its page, relative to the build's output, `/`-separated."""
+    return [
+        (
+            docname,
+            os.path.relpath(app.builder.get_outfilename(docname), str(app.outdir)).replace(
+                os.sep, "/"
+            ),
+        )
+        for docname in sorted(app.env.found_docs)
+    ]

@@ -3,6 +3,7 @@
 //! small site built twice as CI builds it, on a fresh machine each time, its state read back
 //! from the deployed site (a server on the loopback address).
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -530,5 +531,162 @@ fn astro_integration_takes_astrojs_sitemaps_option_names() {
         "[\"--base-url\",\"https://example.com/\",\"--exclude\",\"/secret/**\",\
          \"--lastmod\",\"2026-11-27T10:00:00Z\",\"--lastmod-format\",\"date\",\
          \"--add-urls\",\"/tmp/urls.txt\",\"--xsl\",\"/s.xsl\",\"/out\"]"
+    );
+}
+
+/// Writes each (path under DIR, text).
+fn write_files(dir: &Path, files: &[(String, String)]) {
+    for (file, text) in files {
+        let path = dir.join(file);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+}
+
+/// Per URL, its alternates sorted, as (hreflang, URL).
+fn alternates(urls: &[validate::UrlRecord]) -> BTreeMap<String, Vec<(String, String)>> {
+    urls.iter()
+        .map(|url| {
+            let mut alternates = url.alternates.clone();
+            alternates.sort();
+            (url.loc.clone(), alternates)
+        })
+        .collect()
+}
+
+#[test]
+fn astro_i18n_gives_the_alternates_astrojs_sitemap_writes() {
+    let Some((astro, project)) = project("astro") else {
+        return;
+    };
+    let site = Site::empty();
+    let dir = project.dir.path().join("astro-i18n");
+    // Plain Astro pages, which name no alternates: English at the root, French under fr/,
+    // a page of each language only.
+    let pages = [
+        ("index", "Home"),
+        ("about", "About"),
+        ("only-en", "English only"),
+        ("fr/index", "Accueil"),
+        ("fr/about", "À propos"),
+        ("fr/seulement", "Français seulement"),
+    ]
+    .map(|(file, title)| {
+        (
+            format!("src/pages/{file}.astro"),
+            format!(
+                "<html><head><title>{title}</title></head><body><p>{title}.</p></body></html>\n"
+            ),
+        )
+    });
+    write_files(&dir, &pages);
+    // Both sitemaps in one build: @astrojs/sitemap's sitemap-0.xml and ours.
+    let text = format!(
+        "import {{ defineConfig }} from 'astro/config';\n\
+         import sitemap from '@astrojs/sitemap';\n\
+         import sitemapgen from 'sitemapgen-cli/astro';\n\
+         export default defineConfig({{\n  site: 'https://example.com',\n  outDir: {:?},\n  \
+           i18n: {{ locales: ['en', 'fr'], defaultLocale: 'en' }},\n  \
+           vite: {{ resolve: {{ preserveSymlinks: true }} }},\n  \
+           integrations: [\n    sitemap({{ i18n: {{ defaultLocale: 'en', locales: {{ en: 'en', fr: 'fr' }} }} }}),\n    \
+           sitemapgen({{ state: false }}),\n  ],\n}});\n",
+        site.root.display().to_string()
+    );
+    fs::write(dir.join("astro.config.mjs"), text).unwrap();
+    let (output, _) = build(
+        &astro,
+        "--preserve-symlinks --preserve-symlinks-main",
+        &dir,
+        &["build"],
+    );
+    succeeded(&output);
+    let ours = validate::sitemap(&site.sitemap_path(), "https://example.com/");
+    let theirs = validate::parse_urls(&fs::read(site.path("sitemap-0.xml")).unwrap());
+    let ours = alternates(&ours);
+    assert_eq!(ours, alternates(&theirs));
+    let pair = |lang: &str, path: &str| (lang.to_string(), format!("https://example.com/{path}"));
+    assert_eq!(
+        ours["https://example.com/fr/about/"],
+        [pair("en", "about/"), pair("fr", "fr/about/")]
+    );
+    assert_eq!(ours["https://example.com/only-en/"], []);
+
+    // routing.prefixDefaultLocale puts the default locale in its folder too; an object
+    // locale's `path` is its folder, its first code its language.
+    let script = "import { astroFlags } from 'sitemapgen-cli/astro';\n\
+        console.log(JSON.stringify(astroFlags({ site: 'https://example.com', i18n: {\n\
+          locales: ['en', { path: 'spanish', codes: ['es', 'es-ES'] }], defaultLocale: 'en',\n\
+          routing: { prefixDefaultLocale: true } } }, '/out', { state: false })));\n";
+    let output = Command::new("node")
+        .args(["--input-type=module", "-e", script])
+        .current_dir(project.dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        succeeded(&output).trim(),
+        "[\"--base-url\",\"https://example.com/\",\"--locale\",\"en=/en/\",\
+         \"--locale\",\"es=/spanish/\",\"/out\"]"
+    );
+}
+
+#[test]
+fn docusaurus_with_two_locales_writes_one_sitemap_after_the_last() {
+    let Some((docusaurus, project)) = project("docusaurus") else {
+        return;
+    };
+    let site = Site::empty();
+    let dir = project.dir.path().join("docusaurus-i18n");
+    let files = [
+        ("src/pages/index.md", "# Home\n\nWelcome.\n"),
+        ("docs/intro.md", "# Intro\n\nStart here.\n"),
+        (
+            "i18n/fr/docusaurus-plugin-content-docs/current/intro.md",
+            "# Intro\n\nCommencez ici.\n",
+        ),
+    ];
+    write_files(&dir, &files.map(|(f, t)| (f.to_string(), t.to_string())));
+    fs::write(
+        dir.join("docusaurus.config.js"),
+        "export default {\n  title: 'Demo',\n  url: 'https://example.com',\n  baseUrl: '/',\n  \
+           i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },\n  \
+           presets: [['classic', { blog: false, sitemap: false }]],\n  \
+           plugins: [['sitemapgen-cli/docusaurus', { state: false }]],\n};\n",
+    )
+    .unwrap();
+    let out = site.root.to_str().unwrap();
+    let (output, log) = build(&docusaurus, "", &dir, &["build", "--out-dir", out]);
+    succeeded(&output);
+    assert!(
+        log.contains("one sitemap for every locale, after the last locale's build"),
+        "{log}"
+    );
+    assert!(!site.path("fr/sitemap.xml").exists(), "{log}");
+    assert!(!log.contains("[sitemapgen] warning"), "{log}");
+    let urls = validate::sitemap(&site.sitemap_path(), "https://example.com/");
+    let got = alternates(&urls);
+    let pair = |lang: &str, path: &str| (lang.to_string(), format!("https://example.com/{path}"));
+    let intro = vec![
+        pair("en", "docs/intro"),
+        pair("fr", "fr/docs/intro"),
+        pair("x-default", "docs/intro"),
+    ];
+    assert_eq!(got["https://example.com/docs/intro"], intro);
+    assert_eq!(got["https://example.com/fr/docs/intro"], intro);
+    let home = vec![pair("en", ""), pair("fr", "fr/"), pair("x-default", "")];
+    assert_eq!(got["https://example.com/"], home);
+    assert_eq!(got["https://example.com/fr/"], home);
+    // The CLI over the whole site with the locales' folders writes the same.
+    let built = fs::read(site.sitemap_path()).unwrap();
+    site.run(&[
+        "--no-trailing-slash",
+        "--locale",
+        "en=/",
+        "--locale",
+        "fr=/fr/",
+    ])
+    .success();
+    assert!(
+        fs::read(site.sitemap_path()).unwrap() == built,
+        "the CLI writes another"
     );
 }

@@ -3,6 +3,7 @@
 //! a fresh machine each time, its state read back from the deployed site (a server on the
 //! loopback address).
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -757,4 +758,127 @@ fn sphinx_extension_leaves_out_documents_marked_nositemap() {
         urls.iter()
             .all(|url| url.lastmod.as_ref().unwrap().len() == 10)
     );
+}
+
+/// Per URL, its alternates sorted, as (hreflang, URL), but `x-default` (which sphinx-sitemap
+/// never writes).
+fn alternates_of(urls: &[validate::UrlRecord]) -> BTreeMap<String, Vec<(String, String)>> {
+    urls.iter()
+        .map(|url| {
+            let mut alternates: Vec<(String, String)> = url
+                .alternates
+                .iter()
+                .filter(|(lang, _)| lang != "x-default")
+                .cloned()
+                .collect();
+            alternates.sort();
+            (url.loc.clone(), alternates)
+        })
+        .collect()
+}
+
+/// Two languages, each built by its own `sphinx-build -D language=…` into its folder of one
+/// output at its URL: one sitemap over both, each page with its alternates, those
+/// sphinx-sitemap 2.9 writes (`sitemap_locales`, `{lang}{link}`, run in the same builds).
+#[test]
+fn sphinx_locales_give_the_alternates_sphinx_sitemap_writes() {
+    let Some(venv) = generators() else { return };
+    let site = Site::empty();
+    let base = "https://example.com/";
+    let source = site.outside().join("source");
+    fs::create_dir_all(&source).unwrap();
+    for (page, text) in [
+        ("index.rst", "Demo\n====\n\n.. toctree::\n\n   a\n"),
+        ("a.rst", "A\n=\n\nText a.\n"),
+    ] {
+        fs::write(source.join(page), text).unwrap();
+    }
+    let config = format!(
+        "project = 'Demo'\nextensions = ['sitemapgen_cli.sphinx', 'sphinx_sitemap']\n\
+         sitemapgen_locales = ['en', 'fr']\nsitemapgen_state = False\n\
+         sitemapgen_args = ['--hreflang-default', 'en']\n\
+         site_url = '{base}'\nsitemap_url_scheme = '{{lang}}{{link}}'\n\
+         sitemap_locales = ['en', 'fr']\nsitemap_filename = 'sitemap-sphinx.xml'\n"
+    );
+    fs::write(source.join("conf.py"), &config).unwrap();
+    let build = |lang: &str, out: &Path| {
+        python(
+            venv,
+            site.outside(),
+            &[
+                "-m",
+                "sphinx",
+                "-b",
+                "html",
+                "-D",
+                &format!("language={lang}"),
+                "-D",
+                &format!("html_baseurl={base}{lang}/"),
+                "source",
+                out.to_str().unwrap(),
+            ],
+        )
+    };
+    for lang in ["en", "fr"] {
+        let log = succeeded(&build(lang, &site.path(lang)));
+        assert!(log.contains("sitemapgen: wrote "), "{log}");
+    }
+    assert!(!site.path("en/sitemap.xml").exists());
+    let urls = validate::sitemap(&site.sitemap_path(), base);
+    let ours = alternates_of(&urls);
+    let mut theirs = BTreeMap::new();
+    for lang in ["en", "fr"] {
+        let bytes = fs::read(site.path(format!("{lang}/sitemap-sphinx.xml"))).unwrap();
+        theirs.extend(alternates_of(&validate::parse_urls(&bytes)));
+    }
+    let pair = |lang: &str, path: &str| (lang.to_string(), format!("{base}{path}"));
+    assert_eq!(
+        ours[&format!("{base}fr/a.html")],
+        [pair("en", "en/a.html"), pair("fr", "fr/a.html")]
+    );
+    assert!(ours.len() >= 6, "{ours:#?}");
+    for (loc, alternates) in &ours {
+        assert_eq!(Some(alternates), theirs.get(loc), "{loc}");
+    }
+    // x-default: the English page, on each page.
+    for url in &urls {
+        let english = url.loc.replacen("/fr/", "/en/", 1);
+        assert!(
+            url.alternates.contains(&("x-default".to_string(), english)),
+            "{url:?}"
+        );
+    }
+    // The CLI over the whole output with the languages' folders writes the same.
+    let built = fs::read(site.sitemap_path()).unwrap();
+    site.command(&["-b", base, "--locale", "en=/en/", "--locale", "fr=/fr/"])
+        .args(["--hreflang-default", "en"])
+        .run()
+        .success();
+    assert!(
+        fs::read(site.sitemap_path()).unwrap() == built,
+        "the CLI writes another"
+    );
+
+    // A build whose output is not its language's folder: the build fails, saying how.
+    let elsewhere = site.outside().join("flat");
+    let failed = build("fr", &elsewhere);
+    assert_eq!(failed.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        stderr.contains("sitemapgen: error: sitemapgen_locales names en, fr, but this build's"),
+        "{stderr}"
+    );
+    // Locales found in locale_dirs alone, with such a layout (each language a site of its
+    // own): a sitemap of the build, as before.
+    fs::create_dir_all(source.join("locales/de/LC_MESSAGES")).unwrap();
+    fs::write(
+        source.join("conf.py"),
+        config.replace(
+            "sitemapgen_locales = ['en', 'fr']\n",
+            "locale_dirs = ['locales']\n",
+        ),
+    )
+    .unwrap();
+    succeeded(&build("fr", &elsewhere));
+    assert!(elsewhere.join("sitemap.xml").exists());
 }

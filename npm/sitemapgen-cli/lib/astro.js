@@ -62,6 +62,9 @@ export function astroFlags(config, dir, options = {}) {
       args.push("--clean-urls");
     }
   }
+  for (const [lang, folder] of astroLocales(config.i18n)) {
+    args.push("--locale", `${lang}=/${folder}`);
+  }
   if (options.state ?? true) {
     args.push(
       ...stateFlags({
@@ -86,6 +89,23 @@ export function astroFlags(config, dir, options = {}) {
     addUrls: [...(options.addUrls ?? []), ...(options.customPagesFile ? [options.customPagesFile] : [])],
   };
   return args.concat(flags(common), [dir]);
+}
+
+/**
+ * Astro's `i18n` as [hreflang, folder] pairs: each locale's pages lie in a folder named after
+ * it (an object locale's `path`, its first code as the language), the default locale's at
+ * the root unless `routing.prefixDefaultLocale`. None for a site of one locale.
+ */
+export function astroLocales(i18n) {
+  if (!i18n || (i18n.locales ?? []).length < 2) {
+    return [];
+  }
+  const prefixDefault = i18n.routing?.prefixDefaultLocale === true;
+  return i18n.locales.map((locale) => {
+    const [lang, path] = typeof locale === "string" ? [locale, locale] : [locale.codes[0], locale.path];
+    const folder = path === i18n.defaultLocale && !prefixDefault ? "" : `${path}/`;
+    return [lang, folder];
+  });
 }
 
 /**

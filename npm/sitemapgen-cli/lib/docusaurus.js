@@ -10,10 +10,13 @@ import { flags, joinBase, runSitemapgen, stateFlags } from "./run.js";
  * unset writes `intro/index.html` for `/intro` (`--no-trailing-slash`), `false` writes
  * `intro.html` for it (and `--clean-urls`), `true` needs no flag.
  */
-export function docusaurusFlags(siteConfig, outDir, options = {}, sources = {}) {
+export function docusaurusFlags(siteConfig, outDir, options = {}, sources = {}, locales = []) {
   // Docusaurus itself refuses a config without a valid `url`, naming it, before the build.
   const base = joinBase(siteConfig.url, siteConfig.baseUrl ?? "/", "baseUrl in docusaurus.config.js");
   const args = ["--base-url", base];
+  for (const [lang, folder] of locales) {
+    args.push("--locale", `${lang}=/${folder}`);
+  }
   if (siteConfig.trailingSlash !== true) {
     args.push("--no-trailing-slash");
   }
@@ -86,6 +89,46 @@ const log = {
 };
 
 /**
+ * What the sitemap of this locale's build covers. When every locale is built into one
+ * folder on one host: after the last locale's build, the whole site (its default locale's
+ * config, its folder, and each locale's [hreflang, folder]); after the others', nothing
+ * (`"later"`). Else (one locale, a build of some locales with `--locale`, locales on other
+ * hosts) null: each locale's build gets its own sitemap.
+ */
+export function wholeSite({ siteConfig, outDir, i18n }, argv = process.argv) {
+  const configs = i18n?.localeConfigs ?? {};
+  const root = configs[i18n?.defaultLocale];
+  if (!root?.baseUrl || i18n.locales.length < 2 || argv.some((a) => /^(-l|--locale)(=|$)/.test(a))) {
+    return null;
+  }
+  const locales = i18n.locales.map((locale) => [locale, configs[locale]]);
+  const elsewhere = locales.some(
+    ([, config]) => !config?.baseUrl?.startsWith(root.baseUrl) || (config.url ?? root.url) !== root.url,
+  );
+  // Docusaurus builds the default locale first, then the others in their order.
+  const last = i18n.locales.filter((locale) => locale !== i18n.defaultLocale).at(-1);
+  if (elsewhere) {
+    return null;
+  }
+  if (i18n.currentLocale !== last) {
+    return "later";
+  }
+  const own = configs[i18n.currentLocale].baseUrl.slice(root.baseUrl.length);
+  return {
+    siteConfig: { ...siteConfig, url: root.url ?? siteConfig.url, baseUrl: root.baseUrl },
+    outDir: outDir.slice(0, outDir.length - own.length),
+    locales: locales.map(([locale, config]) => [
+      config.htmlLang ?? locale,
+      config.baseUrl.slice(root.baseUrl.length),
+    ]),
+  };
+}
+
+// The sources of the locales built before this one in this process (Docusaurus builds them
+// one after the other in one process).
+const earlier = [];
+
+/**
  * @param {unknown} context
  * @param {{state?: boolean, ignorePatterns?: string[], lastmod?: "date" | "datetime" | null,
  *   lastmodMode?: string, addUrls?: string[], images?: boolean, groups?: string[],
@@ -95,11 +138,23 @@ const log = {
 export default function sitemapgen(context, options = {}) {
   return {
     name: "sitemapgen",
-    async postBuild({ siteConfig, outDir, siteDir, plugins }) {
+    async postBuild({ siteConfig, outDir, siteDir, plugins, i18n }) {
+      const whole = wholeSite({ siteConfig, outDir: outDir.replace(/\/?$/, "/"), i18n });
+      // Each locale's build knows only its own pages' sources: kept for the last one's run.
+      earlier.push(...docusaurusSources(siteDir, siteConfig, plugins));
+      if (whole === "later") {
+        log.info(`one sitemap for every locale, after the last locale's build`);
+        return;
+      }
+      const site = whole ?? { siteConfig, outDir, locales: [] };
       // Docusaurus's outDir ends with a slash, which would double in the state's path.
-      const dir = outDir.replace(/\/$/, "");
-      const pages = docusaurusSources(siteDir, siteConfig, plugins);
-      await runSitemapgen(docusaurusFlags(siteConfig, dir, options, { siteDir, pages }), log, options.requireBinary);
+      const dir = site.outDir.replace(/\/$/, "");
+      const pages = earlier.splice(0);
+      await runSitemapgen(
+        docusaurusFlags(site.siteConfig, dir, options, { siteDir, pages }, site.locales),
+        log,
+        options.requireBinary,
+      );
     },
   };
 }
