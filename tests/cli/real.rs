@@ -30,7 +30,12 @@ fn collect_sitemaps(dir: &Path, urls: &mut BTreeMap<String, Vec<(String, String)
         } else if path.file_name().is_some_and(|name| name == "sitemap.xml") {
             // The generators' sitemaps are not all valid (Docusaurus declares namespaces it
             // never uses; nothing else is checked here): read them, do not validate them.
-            for url in validate::parse_urls(&fs::read(&path).unwrap()) {
+            for mut url in validate::parse_urls(&fs::read(&path).unwrap()) {
+                // next-sitemap writes the root as https://example.com: an empty path is `/`
+                // (RFC 3986, 6.2.3), the same URL.
+                if url.loc.matches('/').count() == 2 {
+                    url.loc.push('/');
+                }
                 urls.insert(url.loc, url.alternates);
             }
         }
@@ -251,6 +256,80 @@ fn rustdoc_slice_with_its_robots_txt() {
 }
 
 #[test]
+fn nextjs_static_export() {
+    // `output: 'export'` writes about.html for /about: --clean-urls gives next-sitemap's URLs.
+    // Its 404.html and _not-found.html are noindex (and 404.html a default exclude).
+    assert_generator_urls("nextjs", &["--clean-urls"], &[], &[]);
+}
+
+#[test]
+fn sveltekit_adapter_static() {
+    // SvelteKit writes no sitemap: the URLs are the paths it prerendered (prerendered.txt,
+    // written by the build from adapt()'s builder.prerendered.paths). about.html is /about
+    // (trailingSlash 'never'); its 404.html is the fallback app shell.
+    let (urls, run) = run_on("sveltekit", BASE, &["--clean-urls"]);
+    let got: BTreeSet<String> = urls.into_iter().map(|u| u.loc).collect();
+    let prerendered =
+        fs::read_to_string(fixture_dir("real/sveltekit").join("prerendered.txt")).unwrap();
+    let expected: BTreeSet<String> = prerendered
+        .lines()
+        .map(|path| format!("{BASE}{}", &path[1..]))
+        .collect();
+    assert_eq!(expected.len(), 12);
+    assert_eq!(
+        got, expected,
+        "sveltekit: our URLs vs the prerendered paths"
+    );
+    assert_eq!(run.stderr().lines().count(), 1, "{}", run.stderr());
+}
+
+#[test]
+fn nuxt_generate() {
+    // nuxt generate writes about/index.html for /about: --no-trailing-slash gives
+    // @nuxtjs/sitemap's URLs. 200.html, the SPA fallback, is an app shell; 404.html a default
+    // exclude.
+    assert_generator_urls("nuxt", &["--no-trailing-slash"], &[], &[]);
+    let (_, run) = run_on("nuxt", BASE, &["--no-trailing-slash"]);
+    run.stderr_has(&["(left out: 2 by the default excludes;"]);
+}
+
+#[test]
+fn hexo_with_generator_sitemap() {
+    // hexo-generator-sitemap lists the 404 page, and a page in its index-file form
+    // (/about/index.html, where its posts are /2026/11/02/scope/); it leaves the archives
+    // out, which are indexable pages.
+    assert_generator_urls(
+        "hexo",
+        &[],
+        &["404.html", "about/index.html"],
+        &["about/", "archives/", "archives/2026/", "archives/2026/11/"],
+    );
+}
+
+#[test]
+fn vuepress_default_theme_with_two_locales() {
+    assert_generator_urls("vuepress", &[], &[], &[]);
+    // The theme's SEO plugin declares each page's other locales, not the page itself; its
+    // sitemap plugin lists both. Ours are the declared ones: theirs less the page's own.
+    let (urls, _) = run_on("vuepress", BASE, &[]);
+    let theirs = generator_urls("vuepress");
+    let lower = |alternates: &[(String, String)]| -> BTreeSet<(String, String)> {
+        alternates
+            .iter()
+            .map(|(lang, href)| (lang.to_ascii_lowercase(), href.clone()))
+            .collect()
+    };
+    let mut with_alternates = 0;
+    for url in &urls {
+        let mut expected = lower(&theirs[&url.loc]);
+        expected.retain(|(_, href)| *href != url.loc);
+        assert_eq!(lower(&url.alternates), expected, "{}", url.loc);
+        with_alternates += usize::from(!url.alternates.is_empty());
+    }
+    assert_eq!(with_alternates, 10);
+}
+
+#[test]
 fn a_wrong_base_url_is_named_as_such() {
     // Every Sphinx page names its canonical URL under https://example.com/: run with a
     // mirror's base URL, they are left out, none is left, and the run says why.
@@ -286,12 +365,17 @@ fn the_same_site_gives_the_same_bytes_and_report_with_one_thread_or_sixteen() {
     // every line said are the same whatever the threads reading the pages.
     for fixture in [
         "docusaurus",
+        "hexo",
         "hugo",
         "jekyll",
         "mkdocs-material",
+        "nextjs",
+        "nuxt",
         "rustdoc",
         "sphinx-dirhtml",
         "sphinx-html",
+        "sveltekit",
+        "vuepress",
     ] {
         let site = Site::fixture(&format!("real/{fixture}"));
         let run = |jobs: &str| {
