@@ -64,16 +64,8 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
         churn,
     } = collect(settings, found.as_ref(), new_state.as_mut(), report)?;
     if collected == 0 && foreign.is_empty() {
-        if report.only_noindex() {
-            drop(collector);
-            return all_noindex(settings, report);
-        }
-        bail!(
-            "no pages in {} ({} left out); an empty sitemap is not valid\n\
-             hint: check DIR and --include, or run with -v to see what was left out",
-            settings.walk.root.display(),
-            report::count(report.left_out_count(), "file")
-        );
+        drop(collector);
+        return nothing_listed(settings, report);
     }
     let churn_stop = churn_stop(settings, churn.as_ref());
     // --check shows the differences, with the churn stop among them.
@@ -224,6 +216,20 @@ fn collect<'s>(
         collected,
         churn: decider.churn(),
     })
+}
+
+/// A run that found nothing to list: every page noindex (see `all_noindex`), or a mistake
+/// (an empty sitemap is not valid).
+fn nothing_listed(settings: &Settings, report: &mut Report) -> Result<()> {
+    if report.only_noindex() {
+        return all_noindex(settings, report);
+    }
+    bail!(
+        "no pages in {} ({} left out); an empty sitemap is not valid\n\
+         hint: check DIR and --include, or run with -v to see what was left out",
+        settings.walk.root.display(),
+        report::count(report.left_out_count(), "file")
+    );
 }
 
 /// A run whose pages all say noindex (a staging deploy, an old version's, Docusaurus's
