@@ -8,13 +8,13 @@
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Write};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
 use crate::decide::Decider;
 use crate::entry::Entry;
+use crate::io::native;
 use crate::report::Report;
 use crate::run::Settings;
 use crate::url::{BaseUrl, Mapping};
@@ -99,7 +99,7 @@ fn by_url(url: &str, dir: &Path, base: &BaseUrl, mapping: &Mapping) -> Result<Pa
     names.extend(html::INDEX_NAMES.map(|index| [&folder[..], index].concat()));
     let files: Vec<PathBuf> = names
         .iter()
-        .filter_map(|name| walk::inside(dir, Path::new(OsStr::from_bytes(name))).ok())
+        .filter_map(|name| walk::inside(dir, Path::new(native::os_str(name))).ok())
         .filter(|rel| is_file(dir, rel))
         .collect();
     let maps_to_url = |rel: &&PathBuf| base.join(&mapping.page_path(rel).path) == url;

@@ -2,7 +2,6 @@
 
 use std::ffi::OsStr;
 use std::hash::{BuildHasher, RandomState};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
@@ -10,6 +9,7 @@ use hashbrown::HashTable;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, PercentEncode, percent_encode};
 
 use crate::html;
+use crate::io::native;
 
 /// The protocol's limit: a `loc` must be shorter than this many characters.
 pub const MAX_LOC_LEN: usize = 2048;
@@ -340,7 +340,7 @@ impl Mapping {
 /// A relative path made of normal components only, as its directory and its name: split on
 /// its last `/` (parsing its components cost a tenth of the URL mapping).
 fn split_last(rel: &Path) -> (&[u8], &[u8]) {
-    let bytes = rel.as_os_str().as_bytes();
+    let bytes = rel.as_os_str().as_encoded_bytes();
     match bytes.iter().rposition(|&byte| byte == b'/') {
         Some(slash) => (&bytes[..slash], &bytes[slash + 1..]),
         None => (&bytes[..0], bytes),
@@ -349,7 +349,7 @@ fn split_last(rel: &Path) -> (&[u8], &[u8]) {
 
 /// A relative path (normal components only) as an encoded URL path.
 pub fn encode_path(rel: &Path) -> String {
-    encode_segments(rel.iter().map(OsStrExt::as_bytes))
+    encode_segments(rel.iter().map(OsStr::as_encoded_bytes))
 }
 
 fn encode_segments<'a>(segments: impl Iterator<Item = &'a [u8]>) -> String {
@@ -405,7 +405,7 @@ impl Dedup {
     /// Records URL path `path` (relative to the base URL) for the page at `rel`; returns the
     /// earlier file if the URL is already taken.
     pub fn claim(&mut self, rel: &Path, path: &str) -> Option<PathBuf> {
-        let dir = Path::new(OsStr::from_bytes(split_last(rel).0));
+        let dir = Path::new(native::os_str(split_last(rel).0));
         // Most pages share the previous page's directory: compare bytes before components.
         if self.depth == 0 || dir.as_os_str() != self.current_dir.as_os_str() {
             let common = dir
@@ -436,11 +436,11 @@ impl Dedup {
         let key = |&(at, len, _): &(usize, usize, usize)| &bytes[at..at + len];
         if let Some(&(at, len, file)) = claims.find(hash, |claim| key(claim) == path.as_bytes()) {
             let first = &bytes[at + len..at + len + file];
-            return Some(PathBuf::from(OsStr::from_bytes(first)));
+            return Some(PathBuf::from(native::os_str(first)));
         }
         let claim = (bytes.len(), path.len(), rel.as_os_str().len());
         bytes.extend_from_slice(path.as_bytes());
-        bytes.extend_from_slice(rel.as_os_str().as_bytes());
+        bytes.extend_from_slice(rel.as_os_str().as_encoded_bytes());
         let bytes = &*bytes;
         claims.insert_unique(hash, claim, |&(at, len, _)| {
             hasher.hash_one(&bytes[at..at + len])
@@ -452,7 +452,6 @@ impl Dedup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsStr;
 
     #[test]
     fn a_page_path_is_one_the_mapping_could_write() {
@@ -493,7 +492,7 @@ mod tests {
     };
 
     fn map(mapping: Mapping, rel: &[u8]) -> String {
-        mapping.page_path(Path::new(OsStr::from_bytes(rel))).path
+        mapping.page_path(Path::new(native::os_str(rel))).path
     }
 
     #[test]

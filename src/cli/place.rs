@@ -2,8 +2,6 @@
 //! output) and what that allows, and every file the run writes claimed by the one rule for
 //! outputs (`outputs::claim`), declared here once.
 
-use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
@@ -11,6 +9,7 @@ use anyhow::{Result, bail};
 use super::args::Cli;
 use crate::decide::rules::GroupRules;
 use crate::io::atomic::dir_of;
+use crate::io::native;
 use crate::outputs::claim::{self, Holds, Output};
 use crate::outputs::key::Key;
 use crate::outputs::{self, Destination, Files, Format};
@@ -125,7 +124,7 @@ impl Place {
             _ => return None,
         };
         Some(OwnOutput::new(move |at, name| {
-            dir.as_os_str().as_bytes() == at && files.is_ours(OsStr::from_bytes(name))
+            dir.as_os_str().as_encoded_bytes() == at && files.is_ours(native::os_str(name))
         }))
     }
 }
@@ -168,13 +167,13 @@ pub(super) fn claim_outputs(
     output: &mut Place,
     indexnow_key: Option<&Key>,
 ) -> Result<Claimed> {
-    let summary_json = cli
-        .summary_json
-        .clone()
-        .map(|path| match path.as_os_str().as_bytes() {
-            b"-" => summary::To::Stdout,
-            _ => summary::To::File(path),
-        });
+    let summary_json =
+        cli.summary_json
+            .clone()
+            .map(|path| match path.as_os_str().as_encoded_bytes() {
+                b"-" => summary::To::Stdout,
+                _ => summary::To::File(path),
+            });
     let summary_path = match &summary_json {
         Some(summary::To::File(path)) => Some(path.as_path()),
         _ => None,
@@ -294,7 +293,7 @@ fn index_add(
 /// A name that says gzip and content that is not, or the other way round, would be served
 /// with the wrong encoding.
 fn check_gzip_name(path: &Path, gzip: bool) -> Result<()> {
-    let gz_name = path.as_os_str().as_bytes().ends_with(b".gz");
+    let gz_name = path.as_os_str().as_encoded_bytes().ends_with(b".gz");
     match (gzip, gz_name) {
         (true, false) => bail!(
             "--gzip writes gzip data, and -o {} does not end in .gz\n\

@@ -2,7 +2,6 @@
 //! `--google-submit`.
 
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -108,7 +107,7 @@ fn google_account(cli: &Cli) -> Result<Option<google::Account>> {
             bail!("--google-key-env {name}: the environment variable {name} is not set");
         };
         let source = format!("the environment variable {name}");
-        return google::Account::parse(value.as_bytes(), &source).map(Some);
+        return google::Account::parse(value.as_encoded_bytes(), &source).map(Some);
     }
     let Some(path) = &cli.google_key_file else {
         return Ok(None);

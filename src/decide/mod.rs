@@ -13,9 +13,7 @@ pub mod verdict;
 
 use crate::report::shown_path;
 use std::collections::HashMap;
-use std::ffi::OsStr;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -429,7 +427,7 @@ impl<'s> Decider<'s> {
             }
             // The rules' globs match a page's path under DIR: an added URL's path, decoded.
             let decoded: Vec<u8> = percent_encoding::percent_decode_str(&url.path).collect();
-            let candidate = Candidate::new(Path::new(OsStr::from_bytes(&decoded)));
+            let candidate = Candidate::from_bytes(&decoded);
             let (lastmod, recorded) = self.dater.date_added(
                 &Listed {
                     key: &url.path,

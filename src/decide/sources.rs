@@ -11,7 +11,6 @@
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::{BufReader, Read};
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -106,7 +105,7 @@ impl SourceDates {
     /// `path` (under the base URL): its file's first, else its URL's.
     pub fn get(&self, rel: &Path, path: &str) -> Option<&str> {
         self.by_file
-            .get(OsStr::as_bytes(rel.as_os_str()))
+            .get(OsStr::as_encoded_bytes(rel.as_os_str()))
             .or_else(|| self.by_path.get(path))
             .map(String::as_str)
     }

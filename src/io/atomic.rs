@@ -2,16 +2,16 @@
 //! and renamed over it only when complete; a run that fails leaves every target as it was.
 //! Temp files of killed runs are removed by the next run, never those of a live one.
 
-use std::fs::{self, File, Permissions};
+use std::fs::{self, File, TryLockError};
 use std::io::{self, BufRead, BufWriter, Read, Seek, SeekFrom, Write};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
 use tempfile::NamedTempFile;
+
+use super::native;
 
 /// Temp files of ours: hidden, and never taken for pages (see `walk::rules`).
 pub const TEMP_PREFIX: &str = ".sitemapgen-";
@@ -39,12 +39,10 @@ impl Beside {
     pub fn in_dir(dir: &Path) -> Result<Beside> {
         let made = || -> io::Result<Beside> {
             for _ in 0..TRIES {
-                // 0o666 less the umask, as any newly created file: web servers must read it.
-                let temp = tempfile::Builder::new()
-                    .prefix(TEMP_PREFIX)
-                    .suffix(TEMP_SUFFIX)
-                    .permissions(Permissions::from_mode(0o666))
-                    .tempfile_in(dir)?;
+                let mut builder = tempfile::Builder::new();
+                builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
+                native::readable_by_all(&mut builder);
+                let temp = builder.tempfile_in(dir)?;
                 if lock_new(temp.as_file(), temp.path())? {
                     return Ok(Beside(temp));
                 }
@@ -343,22 +341,20 @@ impl Replaced {
     }
 }
 
-/// Every temp file of ours is locked (flock) while its run lives: a leftover that can be
+/// Every temp file of ours is locked (`File::lock`: flock on Unix, LockFileEx on Windows) while its run lives: a leftover that can be
 /// locked belongs to a run that was killed, or to one that made it a moment ago and has not
 /// locked it yet. So a run locks the file it made, then checks that it is still there: if
 /// another run took it for a leftover meanwhile, it makes another. Returns whether `file`,
 /// made at `path`, is locked and still there.
 fn lock_new(file: &File, path: &Path) -> io::Result<bool> {
-    use std::os::unix::fs::MetadataExt;
-    match rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+    match file.try_lock() {
         Ok(()) => {}
         // Another run holds it, to remove it.
-        Err(rustix::io::Errno::WOULDBLOCK) => return Ok(false),
-        Err(err) => return Err(err.into()),
+        Err(TryLockError::WouldBlock) => return Ok(false),
+        Err(TryLockError::Error(err)) => return Err(err),
     }
-    let made = file.metadata()?;
-    Ok(fs::symlink_metadata(path)
-        .is_ok_and(|there| (there.dev(), there.ino()) == (made.dev(), made.ino())))
+    let made = native::identity_of(file)?;
+    Ok(native::identity(path).is_ok_and(|there| there.same_file(&made)))
 }
 
 /// Tries to make a temp file of ours that another run does not take for a leftover.
@@ -375,7 +371,7 @@ pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
     };
     for entry in entries {
         let name = entry?.file_name();
-        if !is_temp_name(name.as_bytes()) {
+        if !is_temp_name(name.as_encoded_bytes()) {
             continue;
         }
         let path = dir.join(&name);
@@ -383,9 +379,7 @@ pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
         let Ok(file) = File::open(&path) else {
             continue;
         };
-        let unlocked =
-            rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive);
-        if unlocked.is_ok() {
+        if file.try_lock().is_ok() {
             fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
             removed.push(path);
         }
@@ -396,16 +390,14 @@ pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
 /// Held while a run publishes into a directory: two runs on one output take turns, so an
 /// index never lands over another run's shards.
 pub struct Publishing {
-    /// The lock lasts as long as the descriptor.
-    _locked: File,
+    _locked: native::DirLock,
 }
 
 impl Publishing {
     pub fn lock(dir: &Path) -> Result<Publishing> {
-        let file = File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
-        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
-            .with_context(|| format!("cannot lock {}", dir.display()))?;
-        Ok(Publishing { _locked: file })
+        let locked =
+            native::DirLock::lock(dir).with_context(|| format!("cannot lock {}", dir.display()))?;
+        Ok(Publishing { _locked: locked })
     }
 }
 

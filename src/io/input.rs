@@ -10,7 +10,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use flate2::read::GzDecoder;
-use rustix::fs::{FileType, Mode, OFlags};
+
+use super::native::{self, Opened};
 
 /// A state decompressed may be this large, no larger (some 7 million URLs).
 pub const MAX_STATE: u64 = 1 << 30;
@@ -48,20 +49,14 @@ pub const MAX_STATE_LINE: usize = 16 << 10;
 /// A FIFO, a device, a socket or a directory is refused without being read: opened
 /// non-blocking, a FIFO with no writer cannot hang the run before it is seen.
 pub fn open(path: &Path) -> io::Result<Option<File>> {
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::NOENT) => return Ok(None),
-        Err(err) => return Err(err.into()),
-    };
-    let stat = rustix::fs::fstat(&fd)?;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
-        return Err(io::Error::new(
+    match native::open_regular(path, true)? {
+        Opened::File(file) => Ok(Some(file)),
+        Opened::Missing => Ok(None),
+        Opened::Symlink | Opened::NotRegular => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "it is not a regular file",
-        ));
+        )),
     }
-    Ok(Some(File::from(fd)))
 }
 
 /// The whole of the regular file at `path`, at most `limit` bytes (see `open`); None when
@@ -242,7 +237,9 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn only_a_regular_file_is_read_and_within_its_limit() {
+        use rustix::fs::{FileType, Mode};
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("file");
         std::fs::write(&file, b"12345").unwrap();

@@ -15,12 +15,12 @@
 
 use std::ffi::OsStr;
 use std::fs;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
 use super::{Files, begins_sitemap, sniff};
+use crate::io::native;
 use crate::outputs::changes;
 
 /// What an output holds.
@@ -124,7 +124,7 @@ impl Holds {
             // take with their own reason: the state (anything but a state of ours), and
             // robots.txt, which is edited, its rules kept.
             Holds::State | Holds::Robots => true,
-            Holds::KeyFile => name.as_bytes().strip_suffix(b".txt") == Some(text),
+            Holds::KeyFile => name.as_encoded_bytes().strip_suffix(b".txt") == Some(text),
             Holds::Stylesheet => start
                 .windows(STYLESHEET_MARK.len())
                 .take(200)
@@ -294,9 +294,8 @@ fn beside(path: &Path, dir: &Path) -> bool {
 /// Whether two paths name one file (the same inode, or the same place for files that do not
 /// exist yet).
 fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (fs::metadata(a), fs::metadata(b)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+    match (native::identity(a), native::identity(b)) {
+        (Ok(a), Ok(b)) => a.same_file(&b),
         (Err(_), Err(_)) => {
             let place = |path: &Path| {
                 let dir = super::dir_of(path).canonicalize().ok()?;

@@ -11,12 +11,12 @@ pub mod robots;
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
 use std::io::{self, Read};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
 use crate::io::atomic::dir_of;
+use crate::io::native;
 
 /// The namespaces of the protocol and of the extensions we write (and read back).
 pub const SITEMAP_NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
@@ -94,7 +94,7 @@ impl Files {
         grouped: bool,
     ) -> Files {
         let dir = dir_of(&path).to_path_buf();
-        let name = path.file_name().unwrap_or_default().as_bytes();
+        let name = path.file_name().unwrap_or_default().as_encoded_bytes();
         let stem = EXTENSIONS
             .iter()
             .find_map(|ext| name.strip_suffix(ext.as_bytes()))
@@ -138,7 +138,7 @@ impl Files {
 
     /// Whether the output's name ends in one of the extensions of sitemaps.
     pub fn has_sitemap_extension(&self) -> bool {
-        let name = self.path.file_name().unwrap_or_default().as_bytes();
+        let name = self.path.file_name().unwrap_or_default().as_encoded_bytes();
         EXTENSIONS.iter().any(|ext| name.ends_with(ext.as_bytes()))
     }
 
@@ -146,7 +146,7 @@ impl Files {
     pub fn shard_name(&self, n: usize) -> OsString {
         let mut name = self.stem.clone();
         name.extend_from_slice(format!("-{n}{}", self.extension).as_bytes());
-        OsString::from_vec(name)
+        native::os_string(name)
     }
 
     /// The file name of a group's sitemap, or of its part `n` (from 1) when it is split.
@@ -158,29 +158,29 @@ impl Files {
             name.extend_from_slice(format!("-{n}").as_bytes());
         }
         name.extend_from_slice(self.extension.as_bytes());
-        OsString::from_vec(name)
+        native::os_string(name)
     }
 
     /// The other name of a file an index lists: `STEM-1.b.xml` for `STEM-1.xml`, and back.
     pub fn second_name(&self, name: &OsStr) -> OsString {
-        let name = name.as_bytes();
+        let name = name.as_encoded_bytes();
         let Some(rest) = name.strip_suffix(self.extension.as_bytes()) else {
             return name_with(name, b"");
         };
         let mut other = match rest.strip_suffix(SECOND) {
             Some(first) => first.to_vec(),
-            None => name_with(rest, SECOND).into_vec(),
+            None => name_with(rest, SECOND).into_encoded_bytes(),
         };
         other.extend_from_slice(self.extension.as_bytes());
-        OsString::from_vec(other)
+        native::os_string(other)
     }
 
     /// Whether `name`, in the output's directory, is the output, a shard of it or a sitemap
     /// of this run's groups, in any of our formats (plain or gzipped, XML or text, from this
     /// run or an earlier one).
     pub fn is_ours(&self, name: &OsStr) -> bool {
-        let name = name.as_bytes();
-        Some(name) == self.path.file_name().map(OsStrExt::as_bytes)
+        let name = name.as_encoded_bytes();
+        Some(name) == self.path.file_name().map(OsStr::as_encoded_bytes)
             || EXTENSIONS.iter().any(|ext| {
                 name.strip_prefix(self.stem.as_slice()) == Some(ext.as_bytes())
                     || shard_number(name, &self.stem, ext).is_some()
@@ -197,7 +197,7 @@ impl Files {
         self.is_ours(name)
             || EXTENSIONS
                 .iter()
-                .any(|ext| group_part(name.as_bytes(), &self.stem, ext).is_some())
+                .any(|ext| group_part(name.as_encoded_bytes(), &self.stem, ext).is_some())
     }
 
     /// What an earlier run left that this one, which writes `written`, does not replace:
@@ -216,7 +216,7 @@ impl Files {
             if written.contains(&path) || self.kept.contains(&path) {
                 continue;
             }
-            let name = name.as_bytes();
+            let name = name.as_encoded_bytes();
             for extension in [self.extension, self.other_compression()] {
                 let shard = shard_number(name, &self.stem, extension).is_some();
                 if shard && extension == self.extension {
@@ -263,7 +263,7 @@ impl Files {
     pub fn other_output(&self) -> PathBuf {
         let mut name = self.stem.clone();
         name.extend_from_slice(self.other_compression().as_bytes());
-        self.dir.join(OsString::from_vec(name))
+        self.dir.join(native::os_string(name))
     }
 
     /// The path of shard `n` (from 1).
@@ -280,14 +280,14 @@ pub fn name_beside(url: &str, dir_url: &str) -> Option<OsString> {
         return None;
     }
     let name = percent_encoding::percent_decode_str(name).collect::<Vec<u8>>();
-    Some(OsString::from_vec(name))
+    Some(native::os_string(name))
 }
 
 /// What the second name of a file an index lists adds before the extension.
 const SECOND: &[u8] = b".b";
 
 fn name_with(name: &[u8], tail: &[u8]) -> OsString {
-    OsString::from_vec([name, tail].concat())
+    native::os_string([name, tail].concat())
 }
 
 /// What lies between `STEM-` and `.EXT` (or the second name's `.b.EXT`) in `name`.

@@ -1,13 +1,13 @@
 //! DIR/robots.txt: what it disallows (a URL it blocks is an error in Search Console, so it is
 //! left out of the sitemap), and reading it safely, for that and for `--robots`.
 
-use std::fs::File;
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use robotxt::Robots;
-use rustix::fs::{FileType, Mode, OFlags};
+
+use crate::io::native::{self, Opened};
 
 /// RFC 9309 asks crawlers to read at least 500 KiB of a robots.txt, and no more need be.
 pub const MAX_BYTES: u64 = 500 * 1024;
@@ -41,27 +41,16 @@ pub fn read(path: &Path, usage: Use) -> Result<Option<Vec<u8>>> {
             ),
         }
     };
-    // Non-blocking, so that a FIFO cannot hang the run before it is seen for what it is.
-    let mut flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    if usage == Use::Rewrite {
-        flags |= OFlags::NOFOLLOW;
-    }
-    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::NOENT) => return Ok(None),
-        Err(rustix::io::Errno::LOOP) => return refuse("is a symlink"),
-        Err(err) => {
-            return Err(io::Error::from(err))
-                .with_context(|| format!("cannot read {}", path.display()));
-        }
+    let opened = native::open_regular(path, usage == Use::Rules)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let file = match opened {
+        Opened::File(file) => file,
+        Opened::Missing => return Ok(None),
+        Opened::Symlink => return refuse("is a symlink"),
+        Opened::NotRegular => return refuse("is not a regular file"),
     };
-    let stat = rustix::fs::fstat(&fd).with_context(|| format!("cannot read {}", path.display()))?;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
-        return refuse("is not a regular file");
-    }
     let mut bytes = Vec::new();
-    File::from(fd)
-        .take(MAX_BYTES + 1)
+    file.take(MAX_BYTES + 1)
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {}", path.display()))?;
     if bytes.len() as u64 > MAX_BYTES {

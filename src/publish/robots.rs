@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use percent_encoding::percent_decode_str;
 
 use crate::io::atomic::{Beside, Sink, Written};
+use crate::io::native;
 use crate::outputs::Files;
 use crate::outputs::robots::{self, Use};
 
@@ -75,9 +76,7 @@ fn rewrite(old: Option<&[u8]>, urls: &[String], files: &Files) -> Vec<u8> {
         };
         url.path().rsplit_once('/').is_some_and(|(dir, name)| {
             let name = percent_decode_str(name).collect::<Vec<u8>>();
-            dir == place
-                && url.query().is_none()
-                && files.is_ours(std::os::unix::ffi::OsStrExt::from_bytes(name.as_slice()))
+            dir == place && url.query().is_none() && files.is_ours(native::os_str(name.as_slice()))
         })
     };
     let mut new = Vec::with_capacity(old.len() + 100);

@@ -12,9 +12,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::ffi::OsStr;
 use std::fmt;
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use anyhow::{Result, bail};
@@ -22,6 +20,7 @@ use url::Url;
 
 use super::select::Selector;
 use super::tokens::Tag;
+use crate::io::native;
 use crate::url::{BaseUrl, MAX_LOC_LEN, strict_url};
 
 /// Google reads at most this many images of a URL.
@@ -91,7 +90,7 @@ impl ImageRules {
         };
         let path = path.split_once('?').map_or(path, |(path, _)| path);
         let bytes: Vec<u8> = percent_encoding::percent_decode_str(path).collect();
-        excludes(Path::new(OsStr::from_bytes(&bytes)))
+        excludes(Path::new(native::os_str(&bytes)))
     }
 }
 

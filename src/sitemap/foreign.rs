@@ -9,10 +9,8 @@
 //! previous-sitemap reader has: `MAX_SITEMAP` a file, `MAX_SITEMAPS` a sitemap with its
 //! index's sitemaps, `--http-timeout` for the whole of one fetched.
 
-use std::ffi::OsString;
 use std::fmt::Display;
 use std::io::Read;
-use std::os::unix::ffi::OsStringExt;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
@@ -23,6 +21,7 @@ use url::Url;
 use crate::entry::Entry;
 use crate::io::http::{Client, Got};
 use crate::io::input::{self, Deadline, MAX_SITEMAP, MAX_SITEMAPS};
+use crate::io::native;
 use crate::outputs::{begins_sitemap, read};
 use crate::report::{Report, Warning};
 use crate::scan::head;
@@ -218,7 +217,7 @@ fn under(loc: &str, dir_url: &str) -> Option<PathBuf> {
         return None;
     }
     let bytes: Vec<u8> = percent_encoding::percent_decode_str(rest).collect();
-    let rel = PathBuf::from(OsString::from_vec(bytes));
+    let rel = PathBuf::from(native::os_string(bytes));
     rel.components()
         .all(|c| matches!(c, Component::Normal(_)))
         .then_some(rel)

@@ -10,7 +10,6 @@
 //! that is not 2xx stops the submission with its status and the start of its body.
 
 use std::io::{self, Write};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -19,6 +18,7 @@ use url::Url;
 
 use crate::io::atomic::{Beside, Sink};
 use crate::io::http::{self, Client};
+use crate::io::native;
 use crate::outputs::changes;
 use crate::outputs::claim::RECEIPT_HEADER;
 use crate::outputs::key::Key;
@@ -159,17 +159,17 @@ pub fn receipt_path(changes: &Path) -> PathBuf {
 impl Receipt {
     /// The receipt of the changes file at `changes`, which holds `contents`.
     fn of(changes: &Path, contents: &[u8]) -> Result<Receipt> {
-        let meta = std::fs::metadata(changes)
+        let id = native::identity(changes)
             .with_context(|| format!("cannot read the changes file {}", changes.display()))?;
         Ok(Receipt {
             path: receipt_path(changes),
             identity: format!(
                 "{} {}:{}:{}.{}",
                 blake3::hash(contents).to_hex(),
-                meta.dev(),
-                meta.ino(),
-                meta.ctime(),
-                meta.ctime_nsec()
+                id.dev,
+                id.ino,
+                id.ctime.div_euclid(1_000_000_000),
+                id.ctime.rem_euclid(1_000_000_000)
             ),
         })
     }

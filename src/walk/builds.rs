@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 
 use super::rules::{Apart, Rules, compile};
-use crate::io::input;
+use crate::io::{input, native};
 
 /// The names a build's sitemap has, in the order one is chosen when a folder holds several:
 /// MkDocs, Sphinx and Docusaurus write `sitemap.xml` (MkDocs a `.gz` beside it), Astro
@@ -121,7 +121,7 @@ pub fn find(root: &Path, choose: &Choose, rules: &Rules) -> Result<Found> {
         }
         // Depth first, in name order: pushed in reverse.
         for name in names.iter().rev() {
-            let child = rel.join(name);
+            let child = native::join_rel(&rel, name.as_ref());
             let is_dir = fs::symlink_metadata(root.join(&child)).is_ok_and(|m| m.is_dir());
             let alias = found.aliases.iter().any(|(a, _)| *a == child);
             if is_dir && !alias && rules.skip_dir(&child).is_none() {

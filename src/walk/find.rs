@@ -1,11 +1,11 @@
 //! The files of a list (--files-from), in the walk's order, each with whether the walk would
 //! have entered the directories above it; the stat stage (`stat`) does the rest.
 
+use crate::io::native;
 use crate::report::shown_path;
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{self, Read};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::mpsc::SyncSender;
 
@@ -107,7 +107,13 @@ pub(super) fn read_list(
             _ => item,
         })
         .filter(|item| !item.is_empty())
-        .map(|item| inside_root(Path::new(OsStr::from_bytes(item)), &roots))
+        .map(|item| match native::os_str_checked(item) {
+            Some(listed) => inside_root(Path::new(listed), &roots),
+            None => bail!(
+                "listed file {} is not valid Unicode, which no file name here is",
+                String::from_utf8_lossy(item).escape_debug()
+            ),
+        })
         .collect::<Result<Vec<_>>>()?;
     // DIR itself (`find .` lists `.`) is a directory, not a page.
     rels.retain(|rel| !rel.as_os_str().is_empty());
@@ -121,7 +127,7 @@ pub(super) const DIR_SYMLINK: &str = "a symlink to a directory (use -L to enter 
 /// Orders the names of one directory: index.html, index.htm, then the rest byte-wise. So a
 /// section's URL precedes its pages, and index.html wins when both index files exist.
 pub(super) fn sort_key(name: &OsStr) -> (usize, &[u8]) {
-    let name = name.as_bytes();
+    let name = name.as_encoded_bytes();
     (
         html::index_rank(name).unwrap_or(html::INDEX_NAMES.len()),
         name,
@@ -178,7 +184,7 @@ pub fn inside(root: &Path, path: &Path) -> Result<PathBuf> {
 fn inside_root(listed: &Path, roots: &[PathBuf]) -> Result<PathBuf> {
     let outside = || anyhow!("listed file {} is outside DIR", shown_path(listed));
     // Only a newline-separated list can hold one.
-    if listed.as_os_str().as_bytes().contains(&0) {
+    if listed.as_os_str().as_encoded_bytes().contains(&0) {
         bail!(
             "listed file {} contains a NUL byte, which no file name can hold",
             shown_path(listed)
@@ -195,7 +201,7 @@ fn inside_root(listed: &Path, roots: &[PathBuf]) -> Result<PathBuf> {
     let mut clean = PathBuf::new();
     for component in rel.components() {
         match component {
-            Component::Normal(name) => clean.push(name),
+            Component::Normal(name) => clean = native::join_rel(&clean, name),
             Component::CurDir => {}
             Component::ParentDir if clean.pop() => {}
             _ => return Err(outside()),

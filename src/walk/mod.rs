@@ -50,19 +50,19 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io;
-use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, sync_channel};
 use std::thread;
 
 use anyhow::Result;
-use rustix::fs::{Mode, OFlags};
 
+use crate::io::native;
 use crate::known::Stamp;
 use crate::report::{Reason, Report, Warning};
 use find::Finder;
 pub use find::inside;
+use native::Dir;
 use rules::Rules;
 
 /// What the walk needs to know.
@@ -105,20 +105,14 @@ pub struct Page {
 /// A page's file, to be opened through a descriptor of its directory: one short lookup
 /// instead of a lookup of every component of its path.
 pub struct PageFile<'a> {
-    dir: BorrowedFd<'a>,
+    dir: &'a Dir,
     name: &'a OsStr,
 }
 
 impl PageFile<'_> {
     /// Opens the file for reading (following a symlink, as its stat did).
     pub fn open(&self) -> io::Result<File> {
-        let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY;
-        Ok(File::from(rustix::fs::openat(
-            self.dir,
-            self.name,
-            flags,
-            Mode::empty(),
-        )?))
+        self.dir.open_file(self.name)
     }
 }
 

@@ -5,9 +5,7 @@
 //! matches a name at any depth, a glob with `/` is anchored at DIR, a final `/` matches
 //! directories only, and a directory that matches an exclude (or `dir/**`) is not entered.
 
-use std::ffi::OsStr;
 use std::fmt;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -217,7 +215,7 @@ impl Ordered {
         let by_name = match self.names.is_empty() {
             true => None,
             false => {
-                let name = Candidate::new(OsStr::from_bytes(split_name(rel).1));
+                let name = Candidate::from_bytes(split_name(rel).1);
                 first_match(&self.names, &self.name_index, &name)
             }
         };
@@ -387,11 +385,14 @@ fn is_hidden(rel: &Path) -> bool {
     split_name(rel).1.starts_with(b".")
 }
 
-/// A relative path's directory and name, as bytes (the walk's paths need no normalising,
+/// A path's directory and name, as bytes (cut at its last `/`, or `\\` too on Windows) (the walk's paths need no normalising,
 /// and `Path::parent` costs a component parse on every file).
 pub fn split_name(rel: &Path) -> (&[u8], &[u8]) {
-    let bytes = rel.as_os_str().as_bytes();
-    match bytes.iter().rposition(|&b| b == b'/') {
+    let bytes = rel.as_os_str().as_encoded_bytes();
+    match bytes
+        .iter()
+        .rposition(|&b| std::path::is_separator(char::from(b)))
+    {
         Some(slash) => (&bytes[..slash], &bytes[slash + 1..]),
         None => (&[], bytes),
     }
@@ -467,7 +468,7 @@ mod tests {
             default_excludes: true,
             hidden: false,
             own_output: Some(OwnOutput::new(move |dir, name| {
-                dir.is_empty() && files.is_ours(OsStr::from_bytes(name))
+                dir.is_empty() && files.is_ours(crate::io::native::os_str(name))
             })),
         })
         .unwrap()

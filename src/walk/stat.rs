@@ -3,22 +3,18 @@
 //! of a file, for the walk too.
 
 use crate::report::shown_path;
-use std::ffi::OsStr;
 use std::fs;
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::SyncSender;
 
 use anyhow::anyhow;
 use globset::Candidate;
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use super::find::DIR_SYMLINK;
 use super::rules::{Skip, split_name};
 use super::{Batches, Event, Listed, Page, PageFile, Prepare, Settings, Walked, excluded};
-use crate::known::Stamp;
+use crate::io::native::{self, Dir, Kind, Meta};
 use crate::report::{Reason, Warning};
 
 /// The stat stage: every listed file looked at through a descriptor of its directory, left
@@ -78,11 +74,11 @@ impl<P: Prepare> Stat<'_, P> {
             path,
             inside_skipped,
         } = listed;
-        let name = OsStr::from_bytes(split_name(&path).1).to_os_string();
+        let name = native::os_str(split_name(&path).1).to_os_string();
         // What the file is (not following a symlink): a listed file that cannot be looked
         // at is an error, whatever the rules say of it.
         let looked = self.stats.dir(&path).and_then(|dir| {
-            let lstat = rustix::fs::statat(dir, &name, AtFlags::SYMLINK_NOFOLLOW)?;
+            let lstat = dir.stat(&name, false)?;
             Ok((dir, lstat))
         });
         let (dir, lstat) = match looked {
@@ -99,24 +95,24 @@ impl<P: Prepare> Stat<'_, P> {
             return event(excluded(verbose, &rel, reason, why));
         }
         let skipped = |rel, why: &str| Event::Skipped(rel, why.to_string());
-        let stat = match FileType::from_raw_mode(lstat.st_mode) {
-            FileType::Directory => {
+        let stat = match lstat.kind {
+            Kind::Dir => {
                 if verbose {
                     event(skipped(rel, "a directory"));
                 }
                 return;
             }
-            FileType::Symlink => {
-                let stat = rustix::fs::statat(dir, &name, AtFlags::empty());
+            Kind::Symlink => {
+                let stat = dir.stat(&name, true);
                 if let Ok(target) = &stat
-                    && FileType::from_raw_mode(target.st_mode) == FileType::Directory
+                    && target.kind == Kind::Dir
                 {
                     if verbose {
                         event(skipped(rel, DIR_SYMLINK));
                     }
                     return;
                 }
-                stat.map_err(io::Error::from)
+                stat
             }
             _ => Ok(lstat),
         };
@@ -140,7 +136,7 @@ impl<P: Prepare> Stat<'_, P> {
 
 /// What a file's stat (its target's, for a symlink) makes of it: a page, or events.
 pub(super) fn judge(
-    stat: io::Result<rustix::fs::Stat>,
+    stat: io::Result<Meta>,
     rel: PathBuf,
     path: PathBuf,
     verbose: bool,
@@ -161,7 +157,7 @@ pub(super) fn judge(
             ));
             return None;
         }
-        Err(err) if err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+        Err(err) if native::symlink_loop(&err) => {
             event(excluded(verbose, &rel, Reason::Unusable, "a symlink loop"));
             event(Event::Warning(
                 Warning::Loop,
@@ -176,7 +172,7 @@ pub(super) fn judge(
             return None;
         }
     };
-    if FileType::from_raw_mode(meta.st_mode) != FileType::RegularFile {
+    if meta.kind != Kind::File {
         event(excluded(
             verbose,
             &rel,
@@ -185,32 +181,24 @@ pub(super) fn judge(
         ));
         return None;
     }
-    let nanos = |seconds: i64, nanoseconds: u64| {
-        i128::from(seconds) * 1_000_000_000 + i128::from(nanoseconds)
-    };
     Some(Page {
         rel,
         path,
-        mtime: meta.st_mtime,
-        stamp: Stamp {
-            size: meta.st_size as u64,
-            mtime: nanos(meta.st_mtime, meta.st_mtime_nsec as u64),
-            ctime: nanos(meta.st_ctime, meta.st_ctime_nsec as u64),
-            inode: meta.st_ino,
-        },
+        mtime: meta.mtime,
+        stamp: meta.stamp,
     })
 }
 
-/// A descriptor of the directory the files being looked at lie in, so that each is looked
+/// A handle of the directory the files being looked at lie in, so that each is looked
 /// at as find does: one short lookup instead of a lookup of every component of its path.
 #[derive(Default)]
 struct Stats {
-    dir: Option<(PathBuf, OwnedFd)>,
+    dir: Option<(PathBuf, Dir)>,
 }
 
 impl Stats {
     /// A descriptor of the directory `path` lies in, opened once for the files in it.
-    fn dir(&mut self, path: &Path) -> io::Result<BorrowedFd<'_>> {
+    fn dir(&mut self, path: &Path) -> io::Result<&Dir> {
         let (dir, _) = split_name(path);
         let dir = match dir {
             b"" if path.has_root() => b"/".as_slice(),
@@ -220,16 +208,12 @@ impl Stats {
         if self
             .dir
             .as_ref()
-            .is_none_or(|(cached, _)| cached.as_os_str().as_bytes() != dir)
+            .is_none_or(|(cached, _)| cached.as_os_str().as_encoded_bytes() != dir)
         {
-            let dir = Path::new(OsStr::from_bytes(dir));
-            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            self.dir = Some((
-                dir.to_path_buf(),
-                rustix::fs::open(dir, flags, Mode::empty())?,
-            ));
+            let dir = Path::new(native::os_str(dir));
+            self.dir = Some((dir.to_path_buf(), Dir::open_for_stat(dir)?));
         }
-        let (_, fd) = self.dir.as_ref().expect("opened above");
-        Ok(fd.as_fd())
+        let (_, dir) = self.dir.as_ref().expect("opened above");
+        Ok(dir)
     }
 }

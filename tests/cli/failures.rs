@@ -238,7 +238,7 @@ fn a_closed_stdout_pipe_ends_quietly_with_0() {
     for i in 0..3000 {
         site.page(format!("page-{i:05}.html"));
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sitemapgen"))
+    let mut child = Command::new(crate::harness::bin())
         .args(["-q", "-b", "https://example.com/", "-o", "-"])
         .arg(&site.root)
         .stdout(Stdio::piped())
@@ -660,7 +660,7 @@ fn state_reads_a_2_gb_page_in_bounded_memory() {
         .arg("-c")
         .arg("ulimit -v 1048576 && exec \"$@\"")
         .arg("sh")
-        .arg(env!("CARGO_BIN_EXE_sitemapgen"))
+        .arg(crate::harness::bin())
         .args(["-b", "https://example.com/", "--state"])
         .arg(&state)
         .arg(&site.root)
@@ -686,7 +686,7 @@ fn closed_pipe() -> std::io::PipeWriter {
 fn a_closed_stderr_or_stdout_never_panics_and_the_sitemap_is_published() {
     let site = Site::with_pages(&["index.html", "a.html"]);
     site.write("x.css", "");
-    let out = Command::new(env!("CARGO_BIN_EXE_sitemapgen"))
+    let out = Command::new(crate::harness::bin())
         .args(["-v", "-b", "https://example.com/"])
         .arg(&site.root)
         .stdout(Stdio::null())
@@ -696,7 +696,7 @@ fn a_closed_stderr_or_stdout_never_panics_and_the_sitemap_is_published() {
     assert_eq!(out.status.code(), Some(0));
     validate::sitemap(&site.sitemap_path(), "https://example.com/");
     // A failure with nowhere to say so still exits 1, without a panic's 101.
-    let out = Command::new(env!("CARGO_BIN_EXE_sitemapgen"))
+    let out = Command::new(crate::harness::bin())
         .args(["-b", "ftp://example.com/"])
         .arg(&site.root)
         .stderr(closed_pipe())
@@ -704,7 +704,7 @@ fn a_closed_stderr_or_stdout_never_panics_and_the_sitemap_is_published() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_sitemapgen"))
+        let out = Command::new(crate::harness::bin())
             .args(["--completions", shell])
             .stdout(closed_pipe())
             .stderr(Stdio::piped())
@@ -718,7 +718,7 @@ fn a_closed_stderr_or_stdout_never_panics_and_the_sitemap_is_published() {
         );
         assert!(out.stderr.is_empty(), "{shell}");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_sitemapgen"))
+    let out = Command::new(crate::harness::bin())
         .arg("--help")
         .stdout(closed_pipe())
         .output()

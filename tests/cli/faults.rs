@@ -14,10 +14,8 @@ use std::time::{Duration, Instant};
 
 use filetime::{FileTime, set_file_mtime};
 
-use crate::harness::{BASE, Cmd, Site, is_root, skip_outside_ci};
+use crate::harness::{BASE, Cmd, Site, bin, is_root, skip_outside_ci};
 use crate::validate::{self, UrlRecord, locs};
-
-const BIN: &str = env!("CARGO_BIN_EXE_sitemapgen");
 
 /// Our temp files (`.sitemapgen-XXXXXX.tmp`) anywhere in or beside the site.
 fn leftovers(site: &Site) -> Vec<PathBuf> {
@@ -56,7 +54,7 @@ fn empty_pages(site: &Site, n: usize) {
 }
 
 fn spawn(site: &Site, args: &[&str]) -> Child {
-    Command::new(BIN)
+    Command::new(bin())
         .args(["-q", "-b", BASE])
         .args(args)
         .arg(&site.root)
@@ -319,7 +317,8 @@ fn spawn_traced(site: &Site, trace: &Path, strace_args: &[&str], args: &[&str]) 
         .args(["-f", "-qq", "-o"])
         .arg(trace)
         .args(strace_args)
-        .args([BIN, "-b", BASE])
+        .arg(bin())
+        .args(["-b", BASE])
         .args(args)
         .arg(&site.root)
         .stdout(Stdio::null())
@@ -433,7 +432,7 @@ fn run_with_file_size_limit(site: &Site, args: &[&str]) -> (i32, String) {
         .arg("-c")
         .arg("trap '' XFSZ; ulimit -f 4; exec \"$@\"")
         .arg("sh")
-        .arg(BIN)
+        .arg(bin())
         .args(["-b", BASE])
         .args(args)
         .arg(&site.root)
@@ -683,7 +682,7 @@ fn a_failure_early_in_a_long_list_ends_the_run_at_once() {
         list.extend(format!("p{i:05}.html\n").bytes());
     }
     for jobs in ["1", "2", "8"] {
-        let mut child = Command::new(BIN)
+        let mut child = Command::new(bin())
             .args([
                 "-q",
                 "-b",
@@ -999,8 +998,8 @@ fn two_concurrent_split_runs_leave_one_complete_set() {
             "-e",
             "inject=rename,renameat,renameat2:delay_enter=3000000:when=6",
         ])
+        .arg(bin())
         .args([
-            BIN,
             "-q",
             "-b",
             BASE,
@@ -1053,7 +1052,8 @@ fn a_run_going_on_makes_its_temp_file_again_when_another_takes_it_for_a_leftover
     let b = Command::new("strace")
         .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=flock"])
         .args(["-e", "inject=flock:delay_enter=3000000:when=1"])
-        .args([BIN, "-q", "-b", BASE, "--lastmod", "2024-01-02"])
+        .arg(bin())
+        .args(["-q", "-b", BASE, "--lastmod", "2024-01-02"])
         .arg(&site.root)
         .stderr(Stdio::piped())
         .spawn()

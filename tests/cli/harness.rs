@@ -17,6 +17,15 @@ pub const BASE: &str = "https://example.com/";
 pub const OLD_SITEMAP: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
     <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>\n";
 
+/// The program under test: cargo's build, or the one `SITEMAPGEN_TEST_BIN` names (the
+/// Windows build run under Wine: scripts/windows.sh).
+pub fn bin() -> PathBuf {
+    std::env::var_os("SITEMAPGEN_TEST_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_sitemapgen")),
+        PathBuf::from,
+    )
+}
+
 pub fn fixture_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
@@ -153,7 +162,7 @@ pub struct Cmd {
 
 impl Cmd {
     pub fn new() -> Cmd {
-        Cmd::of(Command::new(env!("CARGO_BIN_EXE_sitemapgen")))
+        Cmd::of(Command::new(bin()))
     }
 
     /// Every request goes straight to the tests' own servers on the loopback address, never
@@ -179,7 +188,7 @@ impl Cmd {
         }
         let mut command = Command::new("setpriv");
         command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
-        command.arg(env!("CARGO_BIN_EXE_sitemapgen"));
+        command.arg(bin());
         Cmd::of(command)
     }
 

@@ -368,7 +368,7 @@ fn a_failure_mid_split_leaves_the_previous_index_and_shards() {
         .arg("-c")
         .arg("trap '' XFSZ; ulimit -f 2; exec \"$@\"")
         .arg("sh")
-        .arg(env!("CARGO_BIN_EXE_sitemapgen"))
+        .arg(crate::harness::bin())
         .args(["-b", BASE, "--max-urls", "5"])
         .arg(&site.root)
         .output()

@@ -8,12 +8,12 @@
 //! from `git ls-tree`) is therefore read by several logs, one after another, each limited to
 //! directories of at most `GROUP` files in all, and one for the rest.
 
+use crate::io::native;
 use crate::report::shown_path;
 use std::collections::BinaryHeap;
 use std::ffi::OsString;
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, BufRead, BufReader, Read};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -107,7 +107,7 @@ impl GitDates {
     /// git does not know, or whose date the schema cannot take.
     pub fn date(&mut self, rel: &Path) -> Result<Option<&str>> {
         self.wait()?;
-        Ok(self.dates.get(rel.as_os_str().as_bytes()))
+        Ok(self.dates.get(rel.as_os_str().as_encoded_bytes()))
     }
 }
 
@@ -348,7 +348,7 @@ fn groups(listing: impl BufRead, max: u32) -> Result<Vec<Vec<OsString>>> {
     let spec = |magic: &str, path: &[u8]| {
         let mut spec = magic.as_bytes().to_vec();
         spec.extend_from_slice(path);
-        OsString::from_vec(spec)
+        native::os_string(spec)
     };
     let mut logs: Vec<Vec<OsString>> = Vec::new();
     let mut rest = vec![OsString::from(".")];

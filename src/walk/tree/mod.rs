@@ -14,11 +14,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 
 use anyhow::Result;
-use rustix::fs::FileType;
+use native::Kind;
 
 use read::{ENTRIES_BUF, Open, PART, Reader};
 
 use super::{Event, Prepare, Settings, Walked};
+use crate::io::native;
 
 mod read;
 
@@ -127,7 +128,7 @@ enum Job {
     /// A part of a large directory's entries (their names and types, in order).
     Part {
         open: Arc<Open>,
-        names: Vec<(OsString, FileType)>,
+        names: Vec<(OsString, Kind)>,
     },
 }
 

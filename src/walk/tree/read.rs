@@ -6,17 +6,15 @@ use crate::report::shown_path;
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::anyhow;
 use globset::Candidate;
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, Stat};
 
 use super::{Ancestor, Item, Job};
 use crate::io::atomic::is_temp_name;
+use crate::io::native::{self, Dir, Kind, Meta};
 use crate::report::Warning;
 use crate::walk::find::{DIR_SYMLINK, sort_key};
 use crate::walk::rules::Skip;
@@ -47,7 +45,7 @@ pub(super) struct Open {
     /// Relative to DIR.
     rel: PathBuf,
     path: PathBuf,
-    dir: OwnedFd,
+    dir: Dir,
     /// Under -L, this directory and those it lies in.
     ancestors: Option<Arc<Ancestor>>,
 }
@@ -76,7 +74,7 @@ impl<P: Prepare> Reader<'_, P> {
                 };
                 let names = match names(&open.dir, entries_buf) {
                     Ok(names) => names,
-                    Err(err) => return items.push(event(unreadable(&open.path, err.into()))),
+                    Err(err) => return items.push(event(unreadable(&open.path, err))),
                 };
                 let open = Arc::new(open);
                 if names.len() > PART {
@@ -101,20 +99,19 @@ impl<P: Prepare> Reader<'_, P> {
         ancestors: Option<Arc<Ancestor>>,
         path: PathBuf,
     ) -> Result<Open, (PathBuf, io::Error)> {
-        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let dir = match rustix::fs::open(&path, flags, Mode::empty()) {
+        let dir = match Dir::open(&path) {
             Ok(dir) => dir,
-            Err(err) => return Err((path, err.into())),
+            Err(err) => return Err((path, err)),
         };
         let ancestors = match self.follow {
             false => None,
-            true => match rustix::fs::fstat(&dir) {
-                Ok(stat) => Some(Arc::new(Ancestor {
-                    id: (stat.st_dev, stat.st_ino),
+            true => match dir.id() {
+                Ok(id) => Some(Arc::new(Ancestor {
+                    id,
                     path: path.clone(),
                     parent: ancestors,
                 })),
-                Err(err) => return Err((path, err.into())),
+                Err(err) => return Err((path, err)),
             },
         };
         Ok(Open {
@@ -129,31 +126,44 @@ impl<P: Prepare> Reader<'_, P> {
     fn entries(
         &self,
         open: &Open,
-        names: Vec<(OsString, FileType)>,
+        names: Vec<(OsString, Kind)>,
         jobs: &mut Vec<Job>,
         items: &mut Vec<Item<P::Prepared>>,
         scratch: &mut P::Scratch,
     ) {
         items.reserve(names.len());
-        for (name, file_type) in names {
+        for (name, kind) in names {
             let entry = Entry {
                 open,
-                rel: joined(&open.rel, &name),
+                rel: native::join_rel(&open.rel, &name),
                 name: &name,
             };
-            let file_type = match file_type {
-                FileType::Unknown => match entry.stat(AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(stat) => FileType::from_raw_mode(stat.st_mode),
+            if !native::unicode_name(&name) {
+                let problem = format!(
+                    "{}: the name is not valid Unicode, which no URL can name",
+                    shown_path(&entry.path())
+                );
+                items.push(event(Event::Warning(
+                    Warning::Unusable,
+                    problem,
+                    "not listed",
+                )));
+                continue;
+            }
+            let kind = match kind {
+                #[cfg(unix)]
+                Kind::Unknown => match entry.stat(false) {
+                    Ok(stat) => stat.kind,
                     Err(err) => {
                         items.push(event(unreadable(&entry.path(), err)));
                         continue;
                     }
                 },
-                file_type => file_type,
+                kind => kind,
             };
-            let enter = match file_type {
-                FileType::Directory => Some(entry.rel),
-                FileType::Symlink => self.symlink(entry, items, scratch),
+            let enter = match kind {
+                Kind::Dir => Some(entry.rel),
+                Kind::Symlink => self.symlink(entry, items, scratch),
                 _ => {
                     self.file(entry, None, items, scratch);
                     None
@@ -194,11 +204,9 @@ impl<P: Prepare> Reader<'_, P> {
         items: &mut Vec<Item<P::Prepared>>,
         scratch: &mut P::Scratch,
     ) -> Option<PathBuf> {
-        let stat = entry.stat(AtFlags::empty());
+        let stat = entry.stat(true);
         let dir = match &stat {
-            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Directory => {
-                Some((stat.st_dev, stat.st_ino))
-            }
+            Ok(stat) if stat.kind == Kind::Dir => Some(stat.id),
             _ => None,
         };
         match (dir, self.follow, stat) {
@@ -245,7 +253,7 @@ impl<P: Prepare> Reader<'_, P> {
     fn file(
         &self,
         entry: Entry,
-        stat: Option<io::Result<Stat>>,
+        stat: Option<io::Result<Meta>>,
         items: &mut Vec<Item<P::Prepared>>,
         scratch: &mut P::Scratch,
     ) {
@@ -256,7 +264,7 @@ impl<P: Prepare> Reader<'_, P> {
             Some(Skip::OwnOutput) => {
                 // The sitemap's temp files come and go as it is written beside the walk:
                 // naming them would make -v's lines depend on timing (and random names).
-                if verbose && !is_temp_name(entry.name.as_bytes()) {
+                if verbose && !is_temp_name(entry.name.as_encoded_bytes()) {
                     let why = Skip::OwnOutput.to_string();
                     items.push(event(Event::Skipped(entry.rel, why)));
                 }
@@ -267,7 +275,7 @@ impl<P: Prepare> Reader<'_, P> {
                 return;
             }
         }
-        let stat = stat.unwrap_or_else(|| entry.stat(AtFlags::empty()));
+        let stat = stat.unwrap_or_else(|| entry.stat(true));
         let path = entry.path();
         let Some(page) = judge(stat, entry.rel, path, verbose, &mut |e| {
             items.push(event(e))
@@ -275,7 +283,7 @@ impl<P: Prepare> Reader<'_, P> {
             return;
         };
         let file = PageFile {
-            dir: entry.open.dir.as_fd(),
+            dir: &entry.open.dir,
             name: entry.name,
         };
         items.push(Item::Page(self.prepare.prepare(scratch, page, file)));
@@ -297,54 +305,27 @@ struct Entry<'o> {
 impl Entry<'_> {
     /// To open it: DIR joined with its path relative to DIR.
     fn path(&self) -> PathBuf {
-        joined(&self.open.path, self.name)
+        native::join_rel(&self.open.path, self.name)
     }
 
-    /// Its stat, through the directory's descriptor.
-    fn stat(&self, flags: AtFlags) -> io::Result<Stat> {
-        Ok(rustix::fs::statat(&self.open.dir, self.name, flags)?)
+    /// Its stat, through the directory's handle (of its target if `follow`).
+    fn stat(&self, follow: bool) -> io::Result<Meta> {
+        self.open.dir.stat(self.name, follow)
     }
 }
 
 /// The names in a directory with their types as it gives them, in the walk's order.
-fn names(
-    dir: &OwnedFd,
-    buf: &mut [MaybeUninit<u8>],
-) -> rustix::io::Result<Vec<(OsString, FileType)>> {
-    let mut names = Vec::new();
-    let mut dir = RawDir::new(dir, buf);
-    while let Some(entry) = dir.next() {
-        let entry = match entry {
-            Ok(entry) => entry,
-            // Removed while it was read: it ends here (as readdir would say).
-            Err(rustix::io::Errno::NOENT) => break,
-            Err(err) => return Err(err),
-        };
-        let name = entry.file_name().to_bytes();
-        if name != b"." && name != b".." {
-            names.push((OsString::from_vec(name.to_vec()), entry.file_type()));
-        }
-    }
+fn names(dir: &Dir, buf: &mut [MaybeUninit<u8>]) -> io::Result<Vec<(OsString, Kind)>> {
+    let mut names = dir.names(buf)?;
     names.sort_by(|(a, _), (b, _)| sort_key(a).cmp(&sort_key(b)));
     Ok(names)
-}
-
-/// `dir` joined with `name`, allocated once (`Path::join` grows its copy of `dir`).
-fn joined(dir: &Path, name: &OsStr) -> PathBuf {
-    if dir.as_os_str().is_empty() {
-        return PathBuf::from(name);
-    }
-    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
-    path.push(dir);
-    path.push(name);
-    path
 }
 
 /// A directory or entry the walk cannot read: past PATH_MAX (where no URL can be short
 /// enough either) the subtree is passed over with a warning; anything else is an error, a
 /// silently missing subtree being worse than no new sitemap.
 fn unreadable(path: &Path, err: io::Error) -> Event {
-    if err.raw_os_error() == Some(rustix::io::Errno::NAMETOOLONG.raw_os_error()) {
+    if native::too_long(&err) {
         let problem = format!(
             "{}: the path is too long to read (and its URLs would be)",
             shown_path(path)
