@@ -21,6 +21,7 @@ mod windows;
 pub use windows::*;
 
 use std::ffi::OsStr;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use crate::known::Stamp;
@@ -39,6 +40,17 @@ pub enum Kind {
     /// says.
     #[cfg(unix)]
     Unknown,
+}
+
+/// What opening an input found (`open_regular`).
+pub enum Opened {
+    File(File),
+    Missing,
+    /// A symlink (on Windows, a junction too), where it was not to be followed.
+    Symlink,
+    /// A FIFO, a device, a socket or a directory; on Windows a reparse point that is no
+    /// link: not read.
+    NotRegular,
 }
 
 /// What a stat says of a file.

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, Stat};
 
-use super::{Identity, Kind, Meta};
+use super::{Identity, Kind, Meta, Opened};
 use crate::known::Stamp;
 
 /// The bytes of `bytes` as a name or path (any bytes are one on Unix).
@@ -132,16 +132,6 @@ pub fn too_long(err: &io::Error) -> bool {
 /// Whether `err` says a symlink leads to itself (or too deep).
 pub fn symlink_loop(err: &io::Error) -> bool {
     err.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
-}
-
-/// What opening an input found.
-pub enum Opened {
-    File(File),
-    Missing,
-    /// A symlink, where it was not to be followed.
-    Symlink,
-    /// A FIFO, a device, a socket or a directory: not read.
-    NotRegular,
 }
 
 /// Opens the file at `path` for reading if it is a regular file (not following a symlink

@@ -24,7 +24,7 @@ use windows_sys::Win32::System::Threading::{
     CreateMutexW, INFINITE, ReleaseMutex, WaitForSingleObject,
 };
 
-use super::{Identity, Kind, Meta};
+use super::{Identity, Kind, Meta, Opened};
 use crate::known::Stamp;
 
 /// `bytes` as a name or path. Every path the run holds on Windows is valid Unicode (names
@@ -154,16 +154,6 @@ pub fn too_long(err: &io::Error) -> bool {
 /// Whether `err` says a link leads to itself (or too deep).
 pub fn symlink_loop(err: &io::Error) -> bool {
     err.raw_os_error() == Some(ERROR_CANT_RESOLVE_FILENAME as i32)
-}
-
-/// What opening an input found.
-pub enum Opened {
-    File(File),
-    Missing,
-    /// A link, where it was not to be followed.
-    Symlink,
-    /// A directory, a device, a reparse point that is no link: not read.
-    NotRegular,
 }
 
 /// Opens the file at `path` for reading if it is a regular file (not following a link
