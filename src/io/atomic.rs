@@ -341,10 +341,11 @@ impl Replaced {
     }
 }
 
-/// Every temp file of ours is locked (`File::lock`: flock on Unix, LockFileEx on Windows) while its run lives: a leftover that can be
-/// locked belongs to a run that was killed, or to one that made it a moment ago and has not
-/// locked it yet. So a run locks the file it made, then checks that it is still there: if
-/// another run took it for a leftover meanwhile, it makes another. Returns whether `file`,
+/// Every temp file of ours is locked (`File::lock`: flock on Unix, LockFileEx on Windows)
+/// while its run lives: a leftover that can be locked belongs to a run that was killed, or
+/// to one that made it a moment ago and has not locked it yet. So a run locks the file it
+/// made, then checks that it is still there: if another run took it for a leftover
+/// meanwhile, it makes another. Returns whether `file`,
 /// made at `path`, is locked and still there.
 fn lock_new(file: &File, path: &Path) -> io::Result<bool> {
     match file.try_lock() {
@@ -354,7 +355,8 @@ fn lock_new(file: &File, path: &Path) -> io::Result<bool> {
         Err(TryLockError::Error(err)) => return Err(err),
     }
     let made = native::identity_of(file)?;
-    Ok(native::identity(path).is_ok_and(|there| there.same_file(&made)))
+    // What is at `path` itself: a symlink put there to our file is not our file.
+    Ok(native::identity(path, false).is_ok_and(|there| there.same_file(&made)))
 }
 
 /// Tries to make a temp file of ours that another run does not take for a leftover.

@@ -294,7 +294,7 @@ fn beside(path: &Path, dir: &Path) -> bool {
 /// Whether two paths name one file (the same inode, or the same place for files that do not
 /// exist yet).
 fn same_file(a: &Path, b: &Path) -> bool {
-    match (native::identity(a), native::identity(b)) {
+    match (native::identity(a, true), native::identity(b, true)) {
         (Ok(a), Ok(b)) => a.same_file(&b),
         (Err(_), Err(_)) => {
             let place = |path: &Path| {

@@ -159,7 +159,7 @@ pub fn receipt_path(changes: &Path) -> PathBuf {
 impl Receipt {
     /// The receipt of the changes file at `changes`, which holds `contents`.
     fn of(changes: &Path, contents: &[u8]) -> Result<Receipt> {
-        let id = native::identity(changes)
+        let id = native::identity(changes, true)
             .with_context(|| format!("cannot read the changes file {}", changes.display()))?;
         Ok(Receipt {
             path: receipt_path(changes),

@@ -155,9 +155,13 @@ pub fn open_regular(path: &Path, follow: bool) -> io::Result<Opened> {
     Ok(Opened::File(File::from(fd)))
 }
 
-/// The identity of the file at `path` (its target, for a symlink).
-pub fn identity(path: &Path) -> io::Result<Identity> {
-    Ok(identity_of_meta(&std::fs::metadata(path)?))
+/// The identity of the file at `path`: for a symlink, its target's if `follow`, else its own.
+pub fn identity(path: &Path, follow: bool) -> io::Result<Identity> {
+    let meta = match follow {
+        true => std::fs::metadata(path)?,
+        false => std::fs::symlink_metadata(path)?,
+    };
+    Ok(identity_of_meta(&meta))
 }
 
 /// The identity of the open file `file`.

@@ -175,9 +175,9 @@ pub fn open_regular(path: &Path, follow: bool) -> io::Result<Opened> {
     })
 }
 
-/// The identity of the file at `path` (its target, for a link).
-pub fn identity(path: &Path) -> io::Result<Identity> {
-    identity_of(&handle(path, true)?)
+/// The identity of the file at `path`: for a link, its target's if `follow`, else its own.
+pub fn identity(path: &Path, follow: bool) -> io::Result<Identity> {
+    identity_of(&handle(path, follow)?)
 }
 
 /// The identity of the open file `file`: its volume's serial number and its file index
