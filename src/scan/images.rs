@@ -399,7 +399,7 @@ fn positive_number(text: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Scanner, Want};
+    use super::super::{Want, scan_page};
     use super::*;
 
     fn largest_of(srcset: &str) -> Option<&str> {
@@ -440,10 +440,6 @@ mod tests {
 
     /// The images of the page at `url` whose markup is `html`, read as a run reads it.
     fn images_with(rules: &ImageRules, url: &str, html: impl AsRef<[u8]>) -> PageImages {
-        let html = html.as_ref();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("page.html");
-        std::fs::write(&path, html).unwrap();
         let want = Want {
             html: true,
             head: true,
@@ -455,11 +451,7 @@ mod tests {
             }),
             known: None,
         };
-        let open = || std::fs::File::open(&path);
-        Scanner::default()
-            .scan(open, html.len() as u64, want)
-            .unwrap()
-            .images
+        scan_page(html, want).images
     }
 
     const PAGE: &str = "https://example.com/docs/guide/index.html";

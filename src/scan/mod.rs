@@ -284,19 +284,23 @@ fn finish(reader: PageReader, head: bool) -> Scanned {
     }
 }
 
+/// What a scanner finds in a page of `page`'s bytes, read from a file as a run reads it: the
+/// unit tests' one way into a scan.
+#[cfg(test)]
+fn scan_page(page: impl AsRef<[u8]>, want: Want) -> Scanned {
+    let page = page.as_ref();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("page.html");
+    std::fs::write(&path, page).unwrap();
+    let open = || File::open(&path);
+    Scanner::default()
+        .scan(open, page.len() as u64, want)
+        .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn scan(page: &str, want: Want) -> Scanned {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("page.html");
-        std::fs::write(&path, page).unwrap();
-        let open = || File::open(&path);
-        Scanner::default()
-            .scan(open, page.len() as u64, want)
-            .unwrap()
-    }
 
     #[test]
     fn a_head_longer_than_the_first_read_is_read_on() {
@@ -320,7 +324,7 @@ mod tests {
                  <body>text</body></html>",
                 "a".repeat(filler)
             );
-            let scanned = scan(&page, head.clone());
+            let scanned = scan_page(&page, head.clone());
             let canonicals = scanned.head.map(|head| head.canonicals);
             assert_eq!(canonicals, Some(vec!["/c".to_string()]), "filler {filler}");
         }
@@ -346,7 +350,10 @@ mod tests {
         };
         let (small, large) = (page(10), page(WHOLE / 4));
         assert!(large.len() > WHOLE);
-        let (small, large) = (scan(&small, want(&rules)), scan(&large, want(&rules)));
+        let (small, large) = (
+            scan_page(&small, want(&rules)),
+            scan_page(&large, want(&rules)),
+        );
         assert_eq!(small.head, large.head);
         assert_eq!(small.declared.as_deref(), Some("2024-05-01"));
         assert_eq!(small.declared, large.declared);
@@ -364,7 +371,7 @@ mod tests {
         let bytes = DigestRules::new(Mode::Bytes, None, Vec::new());
         let text = page(WHOLE / 4);
         assert_eq!(
-            scan(&text, want(&bytes)).digest,
+            scan_page(&text, want(&bytes)).digest,
             Some(blake3::hash(text.as_bytes()))
         );
     }

@@ -491,12 +491,9 @@ impl Digest<'_> {
 mod tests {
     use super::super::digest::{DigestRules, Mode};
     use super::super::select::Selector;
-    use super::super::{Scanner, Want};
+    use super::super::{Want, scan_page};
 
     fn digest_with(rules: &DigestRules, html: &str) -> blake3::Hash {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("page.html");
-        std::fs::write(&path, html).unwrap();
         let want = Want {
             html: true,
             head: true,
@@ -505,11 +502,7 @@ mod tests {
             images: None,
             known: None,
         };
-        Scanner::default()
-            .scan(|| std::fs::File::open(&path), html.len() as u64, want)
-            .unwrap()
-            .digest
-            .unwrap()
+        scan_page(html, want).digest.unwrap()
     }
 
     fn digest(html: &str) -> blake3::Hash {
