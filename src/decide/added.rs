@@ -130,11 +130,10 @@ impl Added {
         format!("{}:{}", self.files[url.file as usize].display(), url.line)
     }
 
-    /// Each URL with this list, which names where it was given; the list is emptied.
-    pub fn drain(&mut self, mut each: impl FnMut(&Added, AddedUrl) -> Result<()>) -> Result<()> {
-        let urls = std::mem::take(&mut self.urls);
-        for url in urls {
-            each(self, url)?;
+    /// Each URL, in order, with the list it came from (which names where it was given).
+    pub fn for_each(mut self, mut each: impl FnMut(&Added, AddedUrl) -> Result<()>) -> Result<()> {
+        for url in std::mem::take(&mut self.urls) {
+            each(&self, url)?;
         }
         Ok(())
     }
@@ -290,9 +289,9 @@ mod tests {
         std::fs::write(&file, text).unwrap();
         let base = BaseUrl::parse("https://example.com/docs/").unwrap();
         let mut report = Report::new(Verbosity::Quiet, false);
-        let mut added = Added::read(&[file], &base, &mut report)?;
+        let added = Added::read(&[file], &base, &mut report)?;
         let mut urls = Vec::new();
-        added.drain(|_, url| {
+        added.for_each(|_, url| {
             urls.push((url.loc(&base), url.lastmod.map(String::from)));
             Ok(())
         })?;

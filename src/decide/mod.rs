@@ -402,8 +402,7 @@ impl<'s> Decider<'s> {
         mut each: impl FnMut(Decided, &mut Report) -> Result<()>,
     ) -> Result<()> {
         let settings = self.settings;
-        let mut added = std::mem::take(&mut self.added);
-        added.drain(|added, url| {
+        std::mem::take(&mut self.added).for_each(|added, url| {
             let at = added.at(&url);
             let loc = url.loc(&settings.base);
             if let Some(page) = &url.page {
