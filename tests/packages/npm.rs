@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use crate::built::{FIXTURE, VERSION, build_packages, installed, run, tool, work_dir};
+use crate::built::{
+    FIXTURE, MANIFEST_DIR, VERSION, build_packages, installed, run, tool, work_dir,
+};
 use crate::harness::{BASE, Site};
 use crate::validate;
 
@@ -42,6 +44,11 @@ impl Project {
 /// A fresh project with these tarballs installed: `--offline`, no install scripts, and a
 /// registry nothing listens on, so nothing can come from the network.
 pub fn install(npm: &Path, npx: PathBuf, tarballs: &[PathBuf]) -> Project {
+    install_with(npm, npx, tarballs, &[])
+}
+
+/// As `install`, with npm's FLAGS too.
+fn install_with(npm: &Path, npx: PathBuf, tarballs: &[PathBuf], flags: &[&str]) -> Project {
     let dir = tempfile::Builder::new()
         .prefix("sitemapgen-npm-")
         .tempdir()
@@ -62,6 +69,7 @@ pub fn install(npm: &Path, npx: PathBuf, tarballs: &[PathBuf]) -> Project {
         ])
         .args(["--registry", "http://127.0.0.1:9/", "--cache"])
         .arg(dir.path().join(".npm-cache"))
+        .args(flags)
         .args(tarballs));
     Project { dir, npx }
 }
@@ -242,8 +250,7 @@ fn launcher_names_the_platform_whose_package_is_missing() {
     );
 }
 
-/// A preload for node (`node -r`) that makes the process's platform PLATFORM-ARCH, one no
-/// package has a binary for.
+/// A preload for node (`node -r`) that makes the process's platform PLATFORM-ARCH.
 fn faked_platform(project: &Project, platform: &str, arch: &str) -> PathBuf {
     let preload = project.dir.path().join(format!("{platform}-{arch}.cjs"));
     fs::write(
@@ -262,7 +269,7 @@ fn faked_platform(project: &Project, platform: &str, arch: &str) -> PathBuf {
 #[test]
 fn launcher_fails_where_no_package_has_a_binary() {
     let Some(project) = project() else { return };
-    for (platform, arch) in [("win32", "x64"), ("freebsd", "x64"), ("linux", "ia32")] {
+    for (platform, arch) in [("win32", "arm64"), ("freebsd", "x64"), ("linux", "ia32")] {
         let done = Command::new(tool("node").unwrap())
             .arg("-r")
             .arg(faked_platform(project, platform, arch))
@@ -276,11 +283,92 @@ fn launcher_fails_where_no_package_has_a_binary() {
             format!(
                 "sitemapgen: error: sitemapgen has no binary for {platform}-{arch}\n\
                  hint: the packages with one are for darwin-arm64, darwin-x64, linux-arm64, \
-                 linux-x64; elsewhere, build it with `cargo install --locked sitemapgen` and \
+                 linux-x64, win32-x64; elsewhere, build it with `cargo install --locked sitemapgen` and \
                  set SITEMAPGEN_BINARY to its path\n"
             )
         );
     }
+}
+
+/// The win32-x64 package, packed from a copy of its folder with a stand-in for the release's
+/// sitemapgen.exe (the cargo build, which runs here), holds that exe and its package.json
+/// alone. Installed beside the main package as npm installs them on Windows (here past npm's
+/// os and cpu check, with --force), the launcher on a faked win32-x64 finds that exe and
+/// runs it.
+#[test]
+fn win32_x64_package_holds_sitemapgen_exe_which_the_launcher_runs_on_win32() {
+    let Some(packed) = packed() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let folder = work.path().join("sitemapgen-cli-win32-x64");
+    fs::create_dir(&folder).unwrap();
+    let source = Path::new(MANIFEST_DIR).join("npm/sitemapgen-cli-win32-x64/package.json");
+    fs::copy(source, folder.join("package.json")).unwrap();
+    fs::copy(
+        env!("CARGO_BIN_EXE_sitemapgen"),
+        folder.join("sitemapgen.exe"),
+    )
+    .unwrap();
+    let out = run(Command::new(&packed.npm)
+        .current_dir(work.path())
+        .args([
+            "pack",
+            "./sitemapgen-cli-win32-x64",
+            "--json",
+            "--loglevel=error",
+        ])
+        .arg("--cache")
+        .arg(work.path().join("cache")));
+    let pack: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<&str> = pack[0]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["package.json", "sitemapgen.exe"]);
+    let tarball = work.path().join(pack[0]["filename"].as_str().unwrap());
+    assert_eq!(
+        tarball.file_name().unwrap().to_str().unwrap(),
+        format!("sitemapgen-cli-win32-x64-{VERSION}.tgz")
+    );
+    let manifest = run(Command::new("tar")
+        .arg("-xOzf")
+        .arg(&tarball)
+        .arg("package/package.json"));
+    let manifest: serde_json::Value = serde_json::from_slice(&manifest.stdout).unwrap();
+    assert_eq!(manifest["version"], VERSION);
+    assert_eq!(manifest["os"], serde_json::json!(["win32"]));
+    assert_eq!(manifest["cpu"], serde_json::json!(["x64"]));
+
+    let project = install_with(
+        &packed.npm,
+        packed.npx.clone(),
+        &[packed.main.clone(), tarball],
+        &["--force"],
+    );
+    let win32 = faked_platform(&project, "win32", "x64");
+    let found = run(Command::new(tool("node").unwrap())
+        .current_dir(project.dir.path())
+        .arg("-r")
+        .arg(&win32)
+        .args(["--input-type=module", "-e"])
+        .arg("import { binaryPath } from 'sitemapgen-cli'; console.log(binaryPath());"));
+    assert_eq!(
+        Path::new(String::from_utf8(found.stdout).unwrap().trim()),
+        project
+            .dir
+            .path()
+            .join("node_modules/sitemapgen-cli-win32-x64/sitemapgen.exe")
+    );
+    let version = run(Command::new(tool("node").unwrap())
+        .arg("-r")
+        .arg(&win32)
+        .arg(project.launcher())
+        .arg("--version"));
+    assert_eq!(
+        String::from_utf8(version.stdout).unwrap(),
+        format!("sitemapgen {VERSION}\n")
+    );
 }
 
 /// Runs the hooks of the installed package's plugin for GENERATOR (`astro`, `docusaurus`)
@@ -343,9 +431,9 @@ fn plugin_hooks(
 #[test]
 fn astro_and_docusaurus_hooks_finish_without_a_binary_after_one_warning() {
     let Some(project) = project() else { return };
-    let win32 = faked_platform(project, "win32", "x64");
-    let warning = "sitemapgen has no binary for win32-x64: no sitemap written; CI on Linux or \
-                   macOS writes it";
+    let win32 = faked_platform(project, "win32", "arm64");
+    let warning = "sitemapgen has no binary for win32-arm64: no sitemap written; CI on Linux, \
+                   macOS or Windows writes it";
     for (generator, config, shown) in [
         ("astro", r#"{"site": "https://example.com"}"#, "warn "),
         (
@@ -370,7 +458,7 @@ fn astro_and_docusaurus_hooks_finish_without_a_binary_after_one_warning() {
         assert!(!done.status.success());
         let stderr = String::from_utf8_lossy(&done.stderr);
         assert!(
-            stderr.contains("sitemapgen: error: sitemapgen has no binary for win32-x64\nhint: "),
+            stderr.contains("sitemapgen: error: sitemapgen has no binary for win32-arm64\nhint: "),
             "{generator}: {stderr}"
         );
         assert_eq!(fs::read_dir(&site.root).unwrap().count(), 1, "{generator}");

@@ -95,13 +95,15 @@ fn listed(site: &Site, base: &str) -> Vec<String> {
     listed
 }
 
-/// The warning of the plugins where no package has a binary (the platform faked as win32).
-const NO_BINARY: &str =
-    "sitemapgen has no binary for win32-x64: no sitemap written; CI on Linux or macOS writes it";
+/// The warning of the plugins where no package has a binary (the platform faked as Windows
+/// on arm64).
+const NO_BINARY: &str = "sitemapgen has no binary for win32-arm64: no sitemap written; CI on \
+                         Linux, macOS or Windows writes it";
 
-/// Makes the config file CONFIG in DIR call the plugin as on Windows: PLUGIN (the call in
-/// it) becomes `onWin32(PLUGIN)`, which fakes `process.platform` while the plugin's hook runs,
-/// and only then (the generator itself runs on this machine).
+/// Makes the config file CONFIG in DIR call the plugin as on Windows on arm64, which has no
+/// package: PLUGIN (the call in it) becomes `onWin32(PLUGIN)`, which fakes `process.platform`
+/// and `process.arch` while the plugin's hook runs, and only then (the generator itself runs
+/// on this machine).
 fn on_win32(dir: &Path, config: &str, plugin: &str) {
     fs::write(
         dir.join("win32.mjs"),
@@ -109,9 +111,13 @@ fn on_win32(dir: &Path, config: &str, plugin: &str) {
          \x20 const [owner, key] = plugin.hooks ? [plugin.hooks, 'astro:build:done'] : [plugin, 'postBuild'];\n\
          \x20 const hook = owner[key];\n\
          \x20 owner[key] = (...args) => {\n\
-         \x20   const real = process.platform;\n\
+         \x20   const [platform, arch] = [process.platform, process.arch];\n\
          \x20   Object.defineProperty(process, 'platform', { value: 'win32' });\n\
-         \x20   try { return hook(...args); } finally { Object.defineProperty(process, 'platform', { value: real }); }\n\
+         \x20   Object.defineProperty(process, 'arch', { value: 'arm64' });\n\
+         \x20   try { return hook(...args); } finally {\n\
+         \x20     Object.defineProperty(process, 'platform', { value: platform });\n\
+         \x20     Object.defineProperty(process, 'arch', { value: arch });\n\
+         \x20   }\n\
          \x20 };\n\
          \x20 return plugin;\n\
          }\n",

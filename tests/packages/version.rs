@@ -53,6 +53,17 @@ fn every_npm_package_carries_the_cargo_version() {
             let (os, cpu) = platform.split_once('-').unwrap();
             assert_eq!(package["os"], serde_json::json!([os]), "npm/{dir}: os");
             assert_eq!(package["cpu"], serde_json::json!([cpu]), "npm/{dir}: cpu");
+            // The binary alone, named as the launcher looks for it (lib/binary.js).
+            let binary = if os == "win32" {
+                "sitemapgen.exe"
+            } else {
+                "sitemapgen"
+            };
+            assert_eq!(
+                package["files"],
+                serde_json::json!([binary]),
+                "npm/{dir}: files"
+            );
             platforms.insert(dir.clone());
         }
     }

@@ -5,12 +5,14 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 
 // `${process.platform}-${process.arch}` → the package that holds its binary. The Linux
-// binaries are static (musl), so one package serves glibc and musl systems alike.
+// binaries are static (musl), so one package serves glibc and musl systems alike; Windows'
+// binary is sitemapgen.exe.
 const PACKAGES = {
   "darwin-arm64": "sitemapgen-cli-darwin-arm64",
   "darwin-x64": "sitemapgen-cli-darwin-x64",
   "linux-arm64": "sitemapgen-cli-linux-arm64",
   "linux-x64": "sitemapgen-cli-linux-x64",
+  "win32-x64": "sitemapgen-cli-win32-x64",
 };
 
 /** An error worth one line to the user, with one hint line under it. */
@@ -49,7 +51,7 @@ export function binaryPath() {
     throw new NoBinary(platform);
   }
   try {
-    return require.resolve(`${name}/sitemapgen`);
+    return require.resolve(`${name}/${process.platform === "win32" ? "sitemapgen.exe" : "sitemapgen"}`);
   } catch {
     throw new BinaryNotFound(
       `the package ${name}, which holds the binary for ${platform}, is not installed`,

@@ -200,7 +200,7 @@ export function runSitemapgen(args, log, requireBinary = false) {
     if (error instanceof NoBinary && !requireBinary) {
       if (!warned) {
         warned = true;
-        log.warn(`${error.message}: no sitemap written; CI on Linux or macOS writes it`);
+        log.warn(`${error.message}: no sitemap written; CI on Linux, macOS or Windows writes it`);
       }
       return Promise.resolve();
     }
