@@ -3,8 +3,8 @@
 package, metadata and plugins without the binary, and a ``sitemapgen`` script that says
 there is none (exit 1).
 
-pip takes it where no wheel with a binary fits (Windows, FreeBSD, 32-bit, an older glibc),
-in place of the sdist, whose Rust needs a toolchain and builds on no Windows: the install
+pip takes it where no wheel with a binary fits (Windows on arm64, FreeBSD, 32-bit, an older
+glibc), in place of the sdist, whose Rust needs a toolchain there: the install
 succeeds and the plugins let the build finish with a warning. Where a wheel with a binary
 fits, pip prefers it (a platform tag ranks above ``any``). The release workflow and
 tests/packages make it so.

@@ -13,14 +13,14 @@ class NoBinary(FileNotFoundError):
     (``py3-none-any``), which holds the plugins and no binary."""
 
     hint = (
-        "the wheels with a binary are for Linux (x86_64, aarch64) and macOS (x86_64, arm64); "
-        "elsewhere, build it: cargo install --locked sitemapgen"
+        "the wheels with a binary are for Linux (x86_64, aarch64), macOS (x86_64, arm64) and "
+        "Windows (x86_64); elsewhere, build it: cargo install --locked sitemapgen"
     )
 
 
 def _without_binary():
     """Whether this is the wheel for any platform, the one pip takes where no wheel with a
-    binary fits (Windows, FreeBSD, 32-bit, an older glibc)."""
+    binary fits (Windows on arm64, FreeBSD, 32-bit, an older glibc)."""
     try:
         wheel = metadata.distribution("sitemapgen-cli").read_text("WHEEL") or ""
     except metadata.PackageNotFoundError:
@@ -37,7 +37,7 @@ def find_binary() -> str:
     """
     if _without_binary():
         raise NoBinary(f"sitemapgen has no binary for {sysconfig.get_platform()}")
-    name = "sitemapgen" + (sysconfig.get_config_var("EXE") or "")
+    name = "sitemapgen.exe" if sys.platform == "win32" else "sitemapgen"
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     folders = [
         sysconfig.get_path("scripts"),

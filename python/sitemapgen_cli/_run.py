@@ -157,7 +157,7 @@ def run_sitemapgen(args, log, options=None, *, require_binary=False):
         global _warned
         if not _warned:
             _warned = True
-            log.warning(f"{none}: no sitemap written; CI on Linux or macOS writes it")
+            log.warning(f"{none}: no sitemap written; CI on Linux, macOS or Windows writes it")
         return
     except FileNotFoundError as missing:
         raise Failed(f"sitemapgen: error: {missing}") from None

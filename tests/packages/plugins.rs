@@ -353,7 +353,8 @@ fn mkdocs_and_sphinx_finish_the_build_without_a_binary_after_one_warning() {
         return;
     };
     let warning = format!(
-        "sitemapgen has no binary for {}: no sitemap written; CI on Linux or macOS writes it",
+        "sitemapgen has no binary for {}: no sitemap written; CI on Linux, macOS or Windows \
+         writes it",
         crate::wheel::platform(venv)
     );
     let error = format!(
