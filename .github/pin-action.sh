@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # pin-action.sh VERSION SHA256SUMS [ACTION]: writes the SHA-256 of each release archive of
-# VERSION, as the release's SHA256SUMS gives them, into action.yml's install step (PINNED),
-# which checks the archive of the version input's default against them, downloaded or
-# cached. The release workflow runs it before it tags the action; tests/packages/action.rs
+# VERSION (.tgz, and .zip for Windows), as the release's SHA256SUMS gives them, into
+# action.yml's install step (PINNED), which checks the archive of the version input's
+# default against them, downloaded or cached. The release workflow runs it before it tags the action; tests/packages/action.rs
 # runs it on a copy.
 set -euo pipefail
 version=$1 sums=$2 action=${3:-action.yml}
 
-lines=$(grep -E "^[0-9a-f]{64}  sitemapgen-[a-z0-9_]+(-[a-z0-9_]+)*-v${version//./\\.}\.tgz$" "$sums") || {
+lines=$(grep -E "^[0-9a-f]{64}  sitemapgen-[a-z0-9_]+(-[a-z0-9_]+)*-v${version//./\\.}\.(tgz|zip)$" "$sums") || {
   echo "pin-action.sh: $sums lists no release archive of $version" >&2
   exit 1
 }

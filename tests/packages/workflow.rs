@@ -1,6 +1,6 @@
 //! The release workflow: actionlint passes, and its archives are named as cargo-binstall
-//! looks for them with no metadata: `{ name }-{ target }-v{ version }.tgz` holding
-//! `{ name }-{ target }-v{ version }/{ bin }`.
+//! looks for them with no metadata: `{ name }-{ target }-v{ version }.tgz` (`.zip` for
+//! Windows) holding `{ name }-{ target }-v{ version }/{ bin }{ binary-ext }`.
 
 use std::fs;
 use std::path::Path;
@@ -73,6 +73,51 @@ fn release_archives_are_named_as_cargo_binstall_looks_for_them() {
     // The version in the name is Cargo.toml's, and the tag names it.
     let version = job(&workflow, "version").join("\n");
     assert!(version.contains(r#"if [ "$GITHUB_REF_NAME" != "v$version" ]; then"#));
+}
+
+/// Windows x86_64 is built on Windows (MSVC) into the archive cargo-binstall looks for there,
+/// a .zip (its default format for Windows targets) of the folder holding sitemapgen.exe, and
+/// into the win_amd64 wheel and the npm package's binary; the CLI tests run against it under
+/// Wine but for those tests/cli/unix-only.txt names, and the publish job waits for them.
+#[test]
+fn release_builds_windows_on_windows_into_the_zip_cargo_binstall_looks_for() {
+    let workflow = release_workflow();
+    let windows = job(&workflow, "windows");
+    let steps = windows.join("\n");
+    assert!(steps.contains("    runs-on: windows-2022\n"), "{steps}");
+    assert!(steps.contains("      TARGET: x86_64-pc-windows-msvc\n"));
+    let name = windows
+        .iter()
+        .find_map(|line| line.trim().strip_prefix("NAME: "))
+        .expect("the archive's NAME");
+    assert_eq!(
+        name,
+        binstall_name(
+            "x86_64-pc-windows-msvc",
+            "${{ needs.version.outputs.version }}"
+        )
+    );
+    for part in [
+        r#"cargo build --release --locked --target "$TARGET""#,
+        r#"cp "target/$TARGET/release/sitemapgen.exe" README.md "dist/$NAME/""#,
+        r#"(cd dist && python -m zipfile -c "$NAME.zip" "$NAME")"#,
+        "path: dist/${{ env.NAME }}.zip",
+        r#"maturin build --release --locked --target "$TARGET" --out wheels"#,
+        "name: npm-bin-win32-x64",
+    ] {
+        assert!(steps.contains(part), "the windows job lacks {part}");
+    }
+    let tests = job(&workflow, "windows-tests").join("\n");
+    for part in [
+        "    needs: windows\n",
+        "done <tests/cli/unix-only.txt",
+        r#"cargo test --locked --test cli -- --exact "${skips[@]}""#,
+    ] {
+        assert!(tests.contains(part), "the windows-tests job lacks {part}");
+    }
+    let publish = job(&workflow, "publish").join("\n");
+    assert!(publish.contains("needs: [version, binaries, windows, windows-tests, "));
+    assert!(publish.contains("darwin-x64 darwin-arm64 win32-x64; do"));
 }
 
 /// The wheels job makes the wheel for any platform from the x86_64 glibc one, as the tests
