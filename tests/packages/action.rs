@@ -84,35 +84,49 @@ fn outputs(site: &Site) -> String {
 fn action_target_is_the_release_archive_for_the_runner() {
     let site = Site::empty();
     let target = &script(&action_yml(), "target");
-    for (os, arch, expected) in [
-        ("Linux", "X64", "x86_64-unknown-linux-musl"),
-        ("Linux", "ARM64", "aarch64-unknown-linux-musl"),
-        ("macOS", "X64", "x86_64-apple-darwin"),
-        ("macOS", "ARM64", "aarch64-apple-darwin"),
+    // Git Bash's HOME on Windows is a path only its own programs read: the cache is under
+    // USERPROFILE there.
+    let profile = site.outside().join("profile");
+    for (os, arch, expected, archive) in [
+        ("Linux", "X64", "x86_64-unknown-linux-musl", "tgz"),
+        ("Linux", "ARM64", "aarch64-unknown-linux-musl", "tgz"),
+        ("macOS", "X64", "x86_64-apple-darwin", "tgz"),
+        ("macOS", "ARM64", "aarch64-apple-darwin", "tgz"),
+        ("Windows", "X64", "x86_64-pc-windows-msvc", "zip"),
     ] {
         let env = [
             ("RUNNER_OS", os),
             ("RUNNER_ARCH", arch),
             ("VERSION", VERSION),
+            ("USERPROFILE", profile.to_str().unwrap()),
         ];
         let run = step(target, &site, &env);
         assert!(run.status.success(), "{os} {arch}");
-        let home = site.outside().join("runner");
+        let (exe, home) = if os == "Windows" {
+            ("sitemapgen.exe", profile.clone())
+        } else {
+            ("sitemapgen", site.outside().join("runner"))
+        };
         assert_eq!(
             outputs(&site),
             format!(
-                "target={expected}\ndir={}/.cache/sitemapgen/{VERSION}-{expected}\n",
+                "target={expected}\narchive=sitemapgen-{expected}-v{VERSION}.{archive}\n\
+                 exe={exe}\ndir={}/.cache/sitemapgen/{VERSION}-{expected}\n",
                 home.display()
             )
         );
     }
-    let run = step(
-        target,
-        &site,
-        &[("RUNNER_OS", "Windows"), ("RUNNER_ARCH", "X64")],
-    );
-    assert_eq!(run.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&run.stdout).contains("no release binary for Windows X64"));
+    for (os, arch) in [("Windows", "ARM64"), ("FreeBSD", "X64")] {
+        let run = step(target, &site, &[("RUNNER_OS", os), ("RUNNER_ARCH", arch)]);
+        assert_eq!(run.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&run.stdout).contains(&format!(
+                "::error::sitemapgen has no release binary for {os} {arch}: build it (cargo \
+                 install --locked sitemapgen) and give its path as the binary input"
+            )),
+            "{os} {arch}"
+        );
+    }
 }
 
 /// Runs the steps IDS in order as a runner does, each with ENV, up to the first that
@@ -245,17 +259,105 @@ fn release(releases: &Path, target: &str, binary: &Path) -> String {
     let name = format!("sitemapgen-{target}-v{VERSION}");
     let tag = releases.join(format!("v{VERSION}"));
     fs::create_dir_all(tag.join(&name)).unwrap();
-    fs::copy(binary, tag.join(&name).join("sitemapgen")).unwrap();
-    let tgz = format!("{name}.tgz");
-    crate::built::run(
-        Command::new("tar")
-            .current_dir(&tag)
-            .args(["-czf", &tgz, &name]),
-    );
+    let windows = target.contains("-windows-");
+    let exe = if windows {
+        "sitemapgen.exe"
+    } else {
+        "sitemapgen"
+    };
+    fs::copy(binary, tag.join(&name).join(exe)).unwrap();
+    let archive = if windows {
+        // As the release workflow's windows job zips it.
+        let zip = format!("{name}.zip");
+        crate::built::run(
+            Command::new("python3")
+                .current_dir(&tag)
+                .args(["-m", "zipfile", "-c", &zip, &name]),
+        );
+        zip
+    } else {
+        let tgz = format!("{name}.tgz");
+        crate::built::run(
+            Command::new("tar")
+                .current_dir(&tag)
+                .args(["-czf", &tgz, &name]),
+        );
+        tgz
+    };
     fs::remove_dir_all(tag.join(&name)).unwrap();
-    let sums = crate::built::run(Command::new("sha256sum").current_dir(&tag).arg(&tgz));
+    let sums = crate::built::run(Command::new("sha256sum").current_dir(&tag).arg(&archive));
     fs::write(tag.join("SHA256SUMS"), &sums.stdout).unwrap();
-    tgz
+    archive
+}
+
+/// On Windows the action installs the .zip's sitemapgen.exe, unpacked by Windows' own
+/// tar.exe (here a stand-in that unpacks it as bsdtar does, with Python's zipfile), checked
+/// against the sum the action pins, as the .tgz elsewhere.
+#[test]
+fn action_installs_the_windows_zip_with_windows_tar() {
+    if tool("sha256sum").is_none() || tool("python3").is_none() {
+        return;
+    }
+    let site = Site::empty();
+    let target = "x86_64-pc-windows-msvc";
+    let releases = site.outside().join("releases");
+    let zip = release(
+        &releases,
+        target,
+        Path::new(env!("CARGO_BIN_EXE_sitemapgen")),
+    );
+    assert_eq!(zip, format!("sitemapgen-{target}-v{VERSION}.zip"));
+    let tag = releases.join(format!("v{VERSION}"));
+    let action = site.outside().join("action.yml");
+    fs::write(&action, action_yml()).unwrap();
+    crate::built::run(
+        Command::new(Path::new(MANIFEST_DIR).join(".github/pin-action.sh"))
+            .arg(VERSION)
+            .arg(tag.join("SHA256SUMS"))
+            .arg(&action),
+    );
+    let action = fs::read_to_string(&action).unwrap();
+    assert!(pinned(&action).ends_with(&format!("  {zip}\n")));
+    let windows = site.outside().join("Windows");
+    fs::create_dir_all(windows.join("System32")).unwrap();
+    let tar = windows.join("System32/tar.exe");
+    fs::write(
+        &tar,
+        "#!/bin/sh\n\
+         [ \"$1\" = -xf ] && [ \"$3\" = -C ] || { echo \"tar.exe: $*\" >&2; exit 2; }\n\
+         python3 -m zipfile -e \"$2\" \"$4\"\n\
+         # Windows runs an .exe without an exec bit; here it needs one.\n\
+         exec chmod -R u+x \"$4\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(&tar, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let cache = site.outside().join("cache");
+    let url = format!("file://{}", releases.display());
+    let done = step(
+        &script(&action, "install"),
+        &site,
+        &[
+            ("VERSION", VERSION),
+            ("ARCHIVE", &zip),
+            ("EXE", "sitemapgen.exe"),
+            ("DIR", cache.to_str().unwrap()),
+            ("RELEASES", &url),
+            ("PINNED", &pinned(&action)),
+            ("SYSTEMROOT", windows.to_str().unwrap()),
+        ],
+    );
+    assert!(
+        done.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&done.stdout),
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let binary = outputs(&site);
+    let binary = binary.strip_prefix("binary=").unwrap().trim_end();
+    assert!(binary.ends_with(&format!("/sitemapgen-{target}-v{VERSION}/sitemapgen.exe")));
+    let version = crate::built::run(Command::new(binary).arg("--version"));
+    assert_eq!(version.stdout, format!("sitemapgen {VERSION}\n").as_bytes());
+    assert!(cache.join(&zip).is_file());
 }
 
 /// The release's archive, the one in the cache, and the release's own SHA256SUMS replaced
@@ -299,7 +401,8 @@ fn action_runs_only_the_archive_whose_sum_it_pins_downloaded_or_cached() {
     let run = |pinned: &str, releases: &str| {
         let env = [
             ("VERSION", VERSION),
-            ("TARGET", target),
+            ("ARCHIVE", tgz.as_str()),
+            ("EXE", "sitemapgen"),
             ("DIR", cache.to_str().unwrap()),
             ("RELEASES", releases),
             ("PINNED", pinned),
