@@ -25,7 +25,7 @@ use crate::url::{BaseUrl, Mapping, normal_path};
 use crate::walk::builds;
 use crate::walk::rules::{RuleSpec, Rules};
 use crate::walk::{ListFrom, Source};
-use crate::{decide, publish, sitemap, state, walk};
+use crate::{decide, publish, scan, sitemap, state, walk};
 
 pub(super) const HINT: &str = "(on the command line, or in sitemapgen.toml)";
 
@@ -97,7 +97,8 @@ pub fn settings(cli: Cli) -> Result<Settings> {
     rules.set_apart(found.apart());
     let claimed = claim_outputs(&cli, &dir, &rules, &mut output, indexnow_key.as_ref())?;
     let verbosity = verbosity(&cli);
-    let (state, frozen) = state_settings(&cli, &dir, &output, &claimed);
+    let scan = scan_settings(&cli, &base, &rules, claimed.state.is_some());
+    let (state, frozen) = state_settings(&cli, &dir, &output, &claimed, &scan);
     let lastmod = lastmod_settings(&cli, &dir, frozen, source_date_epoch);
     let foreign = foreign::Settings {
         root: dir.clone(),
@@ -107,7 +108,7 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         index_add: claimed.index_add,
         timeout: Duration::from_secs(cli.http_timeout),
     };
-    let decide = decide_settings(&cli, &base, &dir, &rules, groups, lastmod)?;
+    let decide = decide_settings(&cli, &base, &dir, scan, groups, lastmod)?;
     let explain = match &cli.explain {
         Some(page) => Some(Asked::resolve(page, &dir, &base, &decide.mapping)?),
         None => None,
@@ -230,11 +231,32 @@ fn walk_settings(
     }
 }
 
+/// How the pages are read, the same for every page: `--digest-region`, the region of the
+/// digest and of the images; with `--state`, the digest's rules; with `--images`, which
+/// images are listed.
+fn scan_settings(cli: &Cli, base: &BaseUrl, rules: &Rules, state: bool) -> scan::Settings {
+    scan::Settings {
+        region: cli.digest_region.clone(),
+        digest: state.then(|| {
+            DigestRules::new(
+                cli.digest.unwrap_or(Mode::Content),
+                cli.digest_ignore.clone(),
+            )
+        }),
+        images: cli.images.then(|| {
+            ImageRules::new(base, cli.image_host.clone()).excluding({
+                let excludes = rules.excludes().clone();
+                move |path| excludes.leave_out(path)
+            })
+        }),
+    }
+}
+
 fn decide_settings(
     cli: &Cli,
     base: &BaseUrl,
     dir: &Path,
-    rules: &Rules,
+    scan: scan::Settings,
     groups: GroupRules,
     lastmod: lastmod::Settings,
 ) -> Result<decide::Settings> {
@@ -249,12 +271,7 @@ fn decide_settings(
         computed_urls: cli.computed_urls,
         // Crawlers read robots.txt only at the root of a host.
         robots_txt: (!cli.ignore_disallow && base.is_host_root()).then(|| dir.join("robots.txt")),
-        images: cli.images.then(|| {
-            ImageRules::new(base, cli.image_host.clone(), cli.digest_region.clone()).excluding({
-                let excludes = rules.excludes().clone();
-                move |path| excludes.leave_out(path)
-            })
-        }),
+        scan,
         add_urls: cli.add_urls.clone(),
         source_dates: cli.source_dates.clone(),
         changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
@@ -279,24 +296,22 @@ fn lastmod_settings(
 }
 
 /// The state stage's settings (read before the walk, written by publish), and what deciding
-/// the pages needs of it: the digest's rules, and whether it records the new state.
+/// the pages needs of it: whether it records the new state. The digest's rules, `scan`'s,
+/// are named in the state.
 fn state_settings(
     cli: &Cli,
     dir: &Path,
     output: &Place,
     claimed: &Claimed,
+    scan: &scan::Settings,
 ) -> (Option<state::Settings>, Option<StateSettings>) {
     let write =
         !cli.check && cli.explain.is_none() && matches!(output.destination, Destination::File(_));
     claimed
         .state
         .clone()
-        .map(|path| {
-            let digest = DigestRules::new(
-                cli.digest.unwrap_or(Mode::Content),
-                cli.digest_region.clone(),
-                cli.digest_ignore.clone(),
-            );
+        .zip(scan.describe_digest())
+        .map(|(path, rules)| {
             let copy = claimed.state_copy.clone();
             let in_dir = std::iter::once(&path)
                 .chain(&copy)
@@ -306,7 +321,7 @@ fn state_settings(
                 path,
                 copy,
                 ci: in_ci(),
-                rules: digest.describe(),
+                rules,
                 max_churn: cli.max_churn,
                 write,
                 url: cli.state_url.clone(),
@@ -314,10 +329,7 @@ fn state_settings(
                 timeout: Duration::from_secs(cli.http_timeout),
                 changes: claimed.changes.clone(),
             };
-            let frozen = StateSettings {
-                digest,
-                record: write,
-            };
+            let frozen = StateSettings { record: write };
             (settings, frozen)
         })
         .unzip()

@@ -23,7 +23,9 @@ use url::Url;
 use crate::entry::{Alternate, Entry};
 use crate::outputs::robots::Disallow;
 use crate::report::{self, Reason, Report, Warning};
-use crate::scan::images::{ImageRules, MAX_IMAGES};
+use crate::scan;
+use crate::scan::Scanner;
+use crate::scan::images::MAX_IMAGES;
 use crate::state::Found;
 use crate::state::Recorded;
 use crate::url::{BaseUrl, Dedup, MAX_LOC_LEN, Mapping};
@@ -57,8 +59,8 @@ pub struct Settings {
     /// --group: which group's sitemap lists each page.
     pub groups: GroupRules,
     pub lastmod: lastmod::Settings,
-    /// --images: what images are listed.
-    pub images: Option<ImageRules>,
+    /// How the pages are read: `--digest-region`, `--state`'s digest, `--images`.
+    pub scan: scan::Settings,
     /// --add-urls: files of URLs to list besides the pages.
     pub add_urls: Vec<PathBuf>,
     /// --source-dates: the first date of each page the state does not know.
@@ -91,6 +93,8 @@ pub struct Decider<'s> {
     elsewhere: HashMap<String, u64>,
     /// The URLs of --add-urls, listed once the pages are.
     added: Added,
+    /// To read a page whose digest --state needs and the walk's thread did not make.
+    scanner: Scanner,
 }
 
 impl<'s> Decider<'s> {
@@ -112,6 +116,7 @@ impl<'s> Decider<'s> {
             base: Url::parse(&settings.base.join("")).context("the base URL")?,
             disallow,
             dater: Dater::new(&settings.lastmod, found, sources, report)?,
+            scanner: Scanner::default(),
             dedup: Dedup::default(),
             canonicals: 0,
             elsewhere: HashMap::new(),
@@ -179,7 +184,10 @@ impl<'s> Decider<'s> {
                 path,
                 loc: &loc,
             },
-            scanned.digest.map(|digest| (digest, scanned.fingerprint)),
+            || match scanned.digest {
+                Some(digest) => Ok((digest, scanned.fingerprint)),
+                None => plan::digest(&mut self.scanner, &self.settings.scan, &page),
+            },
             scanned.declared,
             report,
         )?;

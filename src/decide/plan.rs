@@ -14,10 +14,9 @@ use super::rules::ValueRules;
 use super::verdict::{self, Verdict};
 use crate::entry::Group;
 use crate::html;
-use crate::scan::digest::DigestRules;
+use crate::known::Fingerprint;
 use crate::scan::head::Head;
-use crate::scan::images::ImageWant;
-use crate::scan::{Scanned, Scanner, Want};
+use crate::scan::{self, Scanned, Scanner, Want};
 use crate::url::{MAX_LOC_LEN, PagePath, encode_path};
 use crate::walk::{self, Page, PageFile};
 
@@ -37,7 +36,7 @@ pub struct Planned<'s> {
 pub struct Planner<'s> {
     pub(super) settings: &'s Settings,
     pub(super) base: Url,
-    pub(super) digests: Digests<'s>,
+    pub(super) digests: Digests,
 }
 
 /// A page prepared for `Decider::decide`.
@@ -65,8 +64,9 @@ impl<'s> walk::Prepare for Planner<'s> {
     fn prepare(&self, scanner: &mut Scanner, page: Page, file: PageFile) -> Prepared<'s> {
         let size = page.stamp.size;
         let (planned, want, deferred) = self.plan(page);
+        let scan = &self.settings.scan;
         let mut scanned = match want {
-            Some(want) => scanner.scan(|| file.open(), size, want),
+            Some(want) => scanner.scan(scan, || file.open(), size, want),
             None => Ok(Scanned::default()),
         };
         let head = scanned
@@ -74,18 +74,18 @@ impl<'s> walk::Prepare for Planner<'s> {
             .ok()
             .and_then(|scanned| scanned.head.take());
         let judged = head.map(|head| self.judge(&planned, head)).transpose();
-        if let (Some(rules), Ok(Some(judged)), Ok(read)) = (deferred, &judged, &mut scanned)
+        if let (true, Ok(Some(judged)), Ok(read)) = (deferred, &judged, &mut scanned)
             && matches!(judged.verdict, Verdict::Keep { .. })
         {
             let want = Want {
                 html: true,
                 head: false,
-                digest: Some(rules),
+                digest: true,
                 dates: false,
                 images: None,
                 known: None,
             };
-            match scanner.scan(|| file.open(), size, want) {
+            match scanner.scan(scan, || file.open(), size, want) {
                 Ok(whole) => read.digest = whole.digest,
                 Err(err) => scanned = Err(err),
             }
@@ -123,9 +123,9 @@ impl<'s> Planner<'s> {
         })
     }
 
-    /// What is known of `page` before it is read, what to read of it, and the rules of a
-    /// digest to make only once its head says it is listed (read again, whole).
-    fn plan(&self, page: Page) -> (Planned<'s>, Option<Want<'s>>, Option<&'s DigestRules>) {
+    /// What is known of `page` before it is read, what to read of it, and whether its
+    /// digest is to be made only once its head says it is listed (read again, whole).
+    fn plan(&self, page: Page) -> (Planned<'s>, Option<Want>, bool) {
         let settings = self.settings;
         let computed = settings.mapping.page_path(&page.rel);
         let loc = settings.base.join(&computed.path);
@@ -139,31 +139,25 @@ impl<'s> Planner<'s> {
         let dates = settings.lastmod.mode.reads_pages();
         // A page --state must digest is read once, whole, for its head as well; unless the
         // state does not know it and only its head is read otherwise.
-        let (digest, deferred, known) = match self.digests.rules(&page, &computed.path) {
-            Some((rules, true, _)) if head && !dates && settings.images.is_none() => {
-                (None, Some(rules), None)
+        let images = settings.scan.images.is_some() && html;
+        let (digest, deferred, known) = match self.digests.needed(&page, &computed.path) {
+            Some((true, _)) if head && !dates && settings.scan.images.is_none() => {
+                (false, true, None)
             }
-            Some((rules, _, known)) => (Some(rules), None, known),
-            None => (None, None, None),
+            Some((_, known)) => (true, false, known),
+            None => (false, false, None),
         };
         let want = Want {
             html,
             head,
             digest,
             dates,
-            images: settings
-                .images
-                .as_ref()
-                .filter(|_| html)
-                .map(|rules| ImageWant {
-                    rules,
-                    page: settings.base.join(&encode_path(&page.rel)),
-                }),
+            images: images.then(|| settings.base.join(&encode_path(&page.rel))),
             known,
         };
         // A page whose URL is too long is left out unread.
         let want = (loc.len() < MAX_LOC_LEN).then_some(want);
-        let deferred = deferred.filter(|_| want.is_some());
+        let deferred = deferred && want.is_some();
         let planned = Planned {
             changefreq: value(&settings.changefreq),
             priority: value(&settings.priority),
@@ -176,4 +170,26 @@ impl<'s> Planner<'s> {
         };
         (planned, want, deferred)
     }
+}
+
+/// The digest of `page`, and the fingerprint of its bytes, read by `scan`'s rules: for
+/// `--state`, when the thread that walked the page did not make it.
+pub(super) fn digest(
+    scanner: &mut Scanner,
+    scan: &scan::Settings,
+    page: &Page,
+) -> Result<(blake3::Hash, Option<Fingerprint>)> {
+    let want = Want {
+        html: html::is_page(&page.rel),
+        head: false,
+        digest: true,
+        dates: false,
+        images: None,
+        known: None,
+    };
+    let open = || std::fs::File::open(&page.path);
+    let scanned = scanner.scan(scan, open, page.stamp.size, want);
+    let scanned = scanned.with_context(|| format!("cannot read {}", page.path.display()))?;
+    let digest = scanned.digest.context("a digest was asked for")?;
+    Ok((digest, scanned.fingerprint))
 }

@@ -18,13 +18,11 @@ pub enum Mode {
     Bytes,
 }
 
-/// The rules a digest is made by: the mode, the region a user named, and what
-/// `--digest-ignore` removes.
+/// The rules a digest is made by: the mode, and what `--digest-ignore` removes (the region
+/// a user named is the scan's `Settings`', the images' too).
 #[derive(Debug)]
 pub struct DigestRules {
     pub mode: Mode,
-    /// `--digest-region`: the main region, instead of `<main>` or `role="main"`.
-    pub region: Option<Selector>,
     ignore: Vec<Regex>,
 }
 
@@ -33,19 +31,15 @@ pub struct DigestRules {
 const CONTENT_VERSION: &str = "content-2";
 
 impl DigestRules {
-    pub fn new(mode: Mode, region: Option<Selector>, ignore: Vec<Regex>) -> Self {
-        DigestRules {
-            mode,
-            region,
-            ignore,
-        }
+    pub fn new(mode: Mode, ignore: Vec<Regex>) -> Self {
+        DigestRules { mode, ignore }
     }
 
     /// Names the rules in the state, so a change of rules is noticed: the mode (`blake3` for
     /// bytes, as states of version 1 wrote it), `ignore=` a fingerprint of the
     /// `--digest-ignore` patterns (`-` for none), and for content a fingerprint of the
-    /// region.
-    pub fn describe(&self) -> String {
+    /// `region`.
+    pub fn describe(&self, region: Option<&Selector>) -> String {
         let fingerprint = |parts: &mut dyn Iterator<Item = &str>| {
             let mut hasher = blake3::Hasher::new();
             let mut any = false;
@@ -65,7 +59,7 @@ impl DigestRules {
             Mode::Bytes => format!("blake3 ignore={ignore}"),
             Mode::Content => format!(
                 "{CONTENT_VERSION} ignore={ignore} region={}",
-                fingerprint(&mut self.region.iter().map(Selector::as_str))
+                fingerprint(&mut region.into_iter().map(Selector::as_str))
             ),
         }
     }
@@ -174,7 +168,6 @@ mod tests {
     fn rules(patterns: &[&str]) -> DigestRules {
         DigestRules::new(
             Mode::Bytes,
-            None,
             patterns.iter().map(|p| Regex::new(p).unwrap()).collect(),
         )
     }
@@ -218,14 +211,10 @@ mod tests {
 
     #[test]
     fn the_rules_are_named_in_the_state() {
-        assert_eq!(rules(&[]).describe(), "blake3 ignore=-");
-        let content = DigestRules::new(Mode::Content, None, Vec::new());
-        assert_eq!(content.describe(), "content-2 ignore=- region=-");
-        let region = DigestRules::new(
-            Mode::Content,
-            Some(Selector::parse("article").unwrap()),
-            Vec::new(),
-        );
-        assert_ne!(region.describe(), content.describe());
+        assert_eq!(rules(&[]).describe(None), "blake3 ignore=-");
+        let content = DigestRules::new(Mode::Content, Vec::new());
+        assert_eq!(content.describe(None), "content-2 ignore=- region=-");
+        let region = Selector::parse("article").unwrap();
+        assert_ne!(content.describe(Some(&region)), content.describe(None));
     }
 }

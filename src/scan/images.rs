@@ -18,7 +18,6 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use url::Url;
 
-use super::select::Selector;
 use super::tokens::Tag;
 use crate::io::native;
 use crate::url::{BaseUrl, MAX_LOC_LEN, strict_url};
@@ -38,8 +37,6 @@ pub struct ImageRules {
     /// Whether the exclude globs leave out a file under DIR (by its path relative to DIR):
     /// an image whose file they leave out is left out too.
     excludes: Option<Box<Excluded>>,
-    /// `--digest-region`: the main region, instead of `<main>` or `role="main"`.
-    pub region: Option<Selector>,
 }
 
 impl fmt::Debug for ImageRules {
@@ -48,14 +45,13 @@ impl fmt::Debug for ImageRules {
             .field("base", &self.base)
             .field("hosts", &self.hosts)
             .field("excludes", &self.excludes.is_some())
-            .field("region", &self.region)
             .finish()
     }
 }
 
 impl ImageRules {
     /// `hosts` are `--image-host`'s, each as `parse_host` made it.
-    pub fn new(base: &BaseUrl, hosts: Vec<String>, region: Option<Selector>) -> ImageRules {
+    pub fn new(base: &BaseUrl, hosts: Vec<String>) -> ImageRules {
         let base = base.join("");
         let own = Url::parse(&base)
             .ok()
@@ -64,7 +60,6 @@ impl ImageRules {
             hosts: own.into_iter().chain(hosts).collect(),
             base,
             excludes: None,
-            region,
         }
     }
 
@@ -118,15 +113,6 @@ pub fn parse_host(text: &str) -> Result<String> {
     }
 }
 
-/// What `--images` asks of one page.
-#[derive(Debug, Clone)]
-pub struct ImageWant<'r> {
-    pub rules: &'r ImageRules,
-    /// The page's URL: the base URL and its path under DIR, where its relative URLs point
-    /// from, whatever URL form the sitemap lists it at.
-    pub page: String,
-}
-
 /// The images of a page, as its tags go by.
 pub struct Images<'r> {
     rules: &'r ImageRules,
@@ -170,20 +156,16 @@ pub struct PageImages {
 }
 
 impl<'r> Images<'r> {
-    pub fn new(want: &ImageWant<'r>) -> Images<'r> {
+    /// The images of the page at `page`, its URL (where its relative URLs point from).
+    pub fn new(rules: &'r ImageRules, page: &str) -> Images<'r> {
         Images {
-            rules: want.rules,
-            base: Url::parse(&want.page).ok(),
+            rules,
+            base: Url::parse(page).ok(),
             base_given: false,
             og: Found::default(),
             main: Found::default(),
             body: Found::default(),
         }
-    }
-
-    /// The main region the images are looked for in (None: `<main>` and `role="main"`).
-    pub fn region(&self) -> Option<&'r Selector> {
-        self.rules.region.as_ref()
     }
 
     /// A `<base href>`: the first one counts, if it is an http(s) URL.
@@ -399,7 +381,7 @@ fn positive_number(text: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Want, scan_page};
+    use super::super::{Settings, Want, scan_page};
     use super::*;
 
     fn largest_of(srcset: &str) -> Option<&str> {
@@ -433,25 +415,26 @@ mod tests {
         }
     }
 
-    fn rules(base: &str, hosts: &[&str]) -> ImageRules {
+    /// The scan's settings of `--images` with `--image-host` `hosts`.
+    fn rules(base: &str, hosts: &[&str]) -> Settings {
         let hosts = hosts.iter().map(|host| parse_host(host).unwrap()).collect();
-        ImageRules::new(&BaseUrl::parse(base).unwrap(), hosts, None)
+        Settings {
+            images: Some(ImageRules::new(&BaseUrl::parse(base).unwrap(), hosts)),
+            ..Settings::default()
+        }
     }
 
     /// The images of the page at `url` whose markup is `html`, read as a run reads it.
-    fn images_with(rules: &ImageRules, url: &str, html: impl AsRef<[u8]>) -> PageImages {
+    fn images_with(settings: &Settings, url: &str, html: impl AsRef<[u8]>) -> PageImages {
         let want = Want {
             html: true,
             head: true,
-            digest: None,
+            digest: false,
             dates: false,
-            images: Some(ImageWant {
-                rules,
-                page: url.to_string(),
-            }),
+            images: Some(url.to_string()),
             known: None,
         };
-        scan_page(html, want).images
+        scan_page(settings, html, want).images
     }
 
     const PAGE: &str = "https://example.com/docs/guide/index.html";
@@ -600,15 +583,13 @@ mod tests {
 
     #[test]
     fn the_region_a_selector_names() {
-        let region = crate::scan::select::Selector::parse("div.content").unwrap();
-        let rules = ImageRules::new(
-            &BaseUrl::parse("https://example.com/").unwrap(),
-            Vec::new(),
-            Some(region),
-        );
+        let settings = Settings {
+            region: Some(crate::scan::select::Selector::parse("div.content").unwrap()),
+            ..rules("https://example.com/", &[])
+        };
         let html = "<main><img src=m.png></main><div class='x content'><img src=c.png></div>";
         assert_eq!(
-            images_with(&rules, "https://example.com/", html).urls,
+            images_with(&settings, "https://example.com/", html).urls,
             ["https://example.com/c.png"]
         );
     }

@@ -20,8 +20,9 @@ use html5gum::IoReader;
 use content::Content;
 use digest::{ByteDigest, DigestRules, Hashing, Mode};
 use head::{HEAD_CAP, Head};
-use images::{ImageWant, Images, PageImages};
+use images::{ImageRules, Images, PageImages};
 use page::PageReader;
+use select::Selector;
 
 use crate::known::{Fingerprint, Known};
 
@@ -35,19 +36,43 @@ const WHOLE: usize = 1024 * 1024;
 /// What is read first of a page for its head alone: most heads end well within it.
 const HEAD_FIRST: usize = 16 * 1024;
 
-/// What to read of a page.
+/// How a run reads its pages, the same for every page: built once by `cli` from
+/// `--digest-region`, `--state`'s `--digest` and `--digest-ignore`, and `--images`, and
+/// handed to the planner, which says of each page what to read (`Want`).
+#[derive(Debug, Default)]
+pub struct Settings {
+    /// `--digest-region`: the main region of the content digest and of the images, instead
+    /// of `<main>` or `role="main"`.
+    pub region: Option<Selector>,
+    /// With `--state`: the rules a page's digest is made by.
+    pub digest: Option<DigestRules>,
+    /// With `--images`: which images are listed.
+    pub images: Option<ImageRules>,
+}
+
+impl Settings {
+    /// The digest's rules as the state names them, so that a change of rules is noticed.
+    pub fn describe_digest(&self) -> Option<String> {
+        let digest = self.digest.as_ref()?;
+        Some(digest.describe(self.region.as_ref()))
+    }
+}
+
+/// What to read of a page, by the run's `Settings`.
 #[derive(Clone)]
-pub struct Want<'r> {
+pub struct Want {
     /// Whether the page is HTML (only HTML is tokenized; another file has a digest of its
     /// bytes).
     pub html: bool,
     pub head: bool,
-    /// The digest of the page, made with these rules.
-    pub digest: Option<&'r DigestRules>,
+    /// The digest of the page, made by the settings' digest rules.
+    pub digest: bool,
     /// The dates the page declares.
     pub dates: bool,
-    /// The page's images (of an HTML page; the page is read whole for them).
-    pub images: Option<ImageWant<'r>>,
+    /// The page's images by the settings' image rules, resolved against this URL of the
+    /// page (the base URL and its path under DIR, whatever URL form the sitemap lists it
+    /// at); of an HTML page, read whole for them.
+    pub images: Option<String>,
     /// The fingerprint and digest an earlier run recorded for the page: a page whose bytes
     /// still have that fingerprint keeps that digest without being tokenized for it.
     pub known: Option<Known>,
@@ -60,10 +85,31 @@ fn fingerprint(bytes: &[u8]) -> Fingerprint {
     u64::from_le_bytes(first) >> 4
 }
 
-impl Want<'_> {
+impl Want {
     /// Whether anything is to be read of the page: if not, it is not opened.
     pub fn reads(&self) -> bool {
-        self.digest.is_some() || (self.html && (self.head || self.dates || self.images.is_some()))
+        self.digest || (self.html && (self.head || self.dates || self.images.is_some()))
+    }
+}
+
+/// A `Want` with the settings' rules for what it asks.
+struct Asked<'r> {
+    want: Want,
+    region: Option<&'r Selector>,
+    digest: Option<&'r DigestRules>,
+    images: Option<(&'r ImageRules, String)>,
+}
+
+impl<'r> Asked<'r> {
+    fn new(settings: &'r Settings, want: Want) -> Asked<'r> {
+        let digest = settings.digest.as_ref().filter(|_| want.digest);
+        let images = settings.images.as_ref().zip(want.images.clone());
+        Asked {
+            region: settings.region.as_ref(),
+            digest,
+            images,
+            want,
+        }
     }
 }
 
@@ -105,20 +151,23 @@ enum Input<'a> {
 
 impl Scanner {
     /// Reads the page that `open` opens, `size` bytes long by its stat, for what `want`
-    /// asks, once; it is not opened when nothing is asked. An error is the read's (a page
-    /// that vanished is `NotFound`).
+    /// asks, by the rules of `settings`, once; it is not opened when nothing is asked. An
+    /// error is the read's (a page that vanished is `NotFound`).
     pub fn scan(
         &mut self,
+        settings: &Settings,
         open: impl FnOnce() -> io::Result<File>,
         size: u64,
         want: Want,
     ) -> io::Result<Scanned> {
-        let body = want.html && (want.dates || want.images.is_some());
-        match want.digest {
+        let asked = Asked::new(settings, want);
+        let want = &asked.want;
+        let body = want.html && (want.dates || asked.images.is_some());
+        match asked.digest {
             _ if !want.reads() => Ok(Scanned::default()),
-            None if body => self.whole(open()?, size, &want),
+            None if body => self.whole(open()?, size, &asked),
             None => self.head(open()?, size),
-            Some(_) => self.whole(open()?, size, &want),
+            Some(_) => self.whole(open()?, size, &asked),
         }
     }
 
@@ -137,15 +186,16 @@ impl Scanner {
     }
 
     /// Reads the whole page, in memory if it is not too large.
-    fn whole(&mut self, mut file: File, size: u64, want: &Want) -> io::Result<Scanned> {
+    fn whole(&mut self, mut file: File, size: u64, asked: &Asked) -> io::Result<Scanned> {
         let Scanner { page, chunk } = self;
+        let want = &asked.want;
         let input = match read_start(&mut file, page, size, WHOLE)? {
             true => Input::Whole(page),
             false => Input::Stream(page.as_slice().chain(file)),
         };
         let dates = want.html && want.dates;
         let head = want.html && want.head;
-        let fingerprint = match (&input, want.digest) {
+        let fingerprint = match (&input, asked.digest) {
             (Input::Whole(bytes), Some(_)) => Some(fingerprint(bytes)),
             _ => None,
         };
@@ -154,7 +204,7 @@ impl Scanner {
         if let (Input::Whole(bytes), Some(known)) = (&input, &want.known)
             && fingerprint == Some(known.fingerprint)
             && !dates
-            && want.images.is_none()
+            && asked.images.is_none()
         {
             let mut scanned = match head {
                 true => head_within(bytes, bytes.len() <= HEAD_FIRST).unwrap_or_else(|| {
@@ -169,19 +219,25 @@ impl Scanner {
             scanned.fingerprint = fingerprint;
             return Ok(scanned);
         }
-        let mut scanned = digested(input, chunk, want)?;
+        let mut scanned = digested(input, chunk, asked)?;
         scanned.fingerprint = fingerprint;
         Ok(scanned)
     }
 }
 
-/// Reads the whole page from `input` for what `want` asks, its digest made anew.
-fn digested(input: Input, chunk: &mut [u8], want: &Want) -> io::Result<Scanned> {
+/// Reads the whole page from `input` for what `asked` asks, its digest made anew.
+fn digested(input: Input, chunk: &mut [u8], asked: &Asked) -> io::Result<Scanned> {
+    let want = &asked.want;
     let dates = want.html && want.dates;
     let head = want.html && want.head;
-    let images = want.images.as_ref().filter(|_| want.html).map(Images::new);
-    let Some(rules) = want.digest else {
-        let region = images.as_ref().and_then(Images::region);
+    let images = asked
+        .images
+        .as_ref()
+        .filter(|_| want.html)
+        .map(|(rules, page)| Images::new(rules, page));
+    // The content digest's region is the images' too (both are --digest-region's).
+    let region = asked.region;
+    let Some(rules) = asked.digest else {
         let mut content = images.map(|images| Content::new(region, None, Some(images)));
         let mut reader = PageReader::new(content.as_mut(), dates);
         tokenize(input, chunk, &mut reader)?;
@@ -191,7 +247,6 @@ fn digested(input: Input, chunk: &mut [u8], want: &Want) -> io::Result<Scanned> 
     };
     // A file that is not HTML, or the bytes asked for: every byte counts.
     if !want.html || rules.mode == Mode::Bytes {
-        let region = images.as_ref().and_then(Images::region);
         let mut content = images.map(|images| Content::new(region, None, Some(images)));
         let read = head || dates || content.is_some();
         let mut reader = PageReader::new(content.as_mut(), dates);
@@ -221,8 +276,7 @@ fn digested(input: Input, chunk: &mut [u8], want: &Want) -> io::Result<Scanned> 
         scanned.images = found_images(content);
         return Ok(scanned);
     }
-    // The content digest's region is the images' too (both are --digest-region's).
-    let mut content = Content::new(rules.region.as_ref(), Some(rules), images);
+    let mut content = Content::new(region, Some(rules), images);
     let mut reader = PageReader::new(Some(&mut content), dates);
     tokenize(input, chunk, &mut reader)?;
     let mut scanned = finish(reader, head);
@@ -287,14 +341,14 @@ fn finish(reader: PageReader, head: bool) -> Scanned {
 /// What a scanner finds in a page of `page`'s bytes, read from a file as a run reads it: the
 /// unit tests' one way into a scan.
 #[cfg(test)]
-fn scan_page(page: impl AsRef<[u8]>, want: Want) -> Scanned {
+fn scan_page(settings: &Settings, page: impl AsRef<[u8]>, want: Want) -> Scanned {
     let page = page.as_ref();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("page.html");
     std::fs::write(&path, page).unwrap();
     let open = || File::open(&path);
     Scanner::default()
-        .scan(open, page.len() as u64, want)
+        .scan(settings, open, page.len() as u64, want)
         .unwrap()
 }
 
@@ -307,7 +361,7 @@ mod tests {
         let head = Want {
             html: true,
             head: true,
-            digest: None,
+            digest: false,
             dates: false,
             images: None,
             known: None,
@@ -324,7 +378,7 @@ mod tests {
                  <body>text</body></html>",
                 "a".repeat(filler)
             );
-            let scanned = scan_page(&page, head.clone());
+            let scanned = scan_page(&Settings::default(), &page, head.clone());
             let canonicals = scanned.head.map(|head| head.canonicals);
             assert_eq!(canonicals, Some(vec!["/c".to_string()]), "filler {filler}");
         }
@@ -332,11 +386,15 @@ mod tests {
 
     #[test]
     fn a_page_too_large_to_be_read_whole_is_streamed_alike() {
-        let rules = DigestRules::new(Mode::Content, None, Vec::new());
-        let want = |rules| Want {
+        let settings = |mode| Settings {
+            digest: Some(DigestRules::new(mode, Vec::new())),
+            ..Settings::default()
+        };
+        let content = settings(Mode::Content);
+        let want = Want {
             html: true,
             head: true,
-            digest: Some(rules),
+            digest: true,
             dates: true,
             images: None,
             known: None,
@@ -351,27 +409,25 @@ mod tests {
         let (small, large) = (page(10), page(WHOLE / 4));
         assert!(large.len() > WHOLE);
         let (small, large) = (
-            scan_page(&small, want(&rules)),
-            scan_page(&large, want(&rules)),
+            scan_page(&content, &small, want.clone()),
+            scan_page(&content, &large, want.clone()),
         );
         assert_eq!(small.head, large.head);
         assert_eq!(small.declared.as_deref(), Some("2024-05-01"));
         assert_eq!(small.declared, large.declared);
         assert_ne!(small.digest, large.digest);
         // The digest of a streamed page is that of the same words read whole.
-        let words = "word ".repeat(WHOLE / 4);
         let direct = {
-            let mut content = Content::new(None, Some(&rules), None);
-            let mut reader = PageReader::new(Some(&mut content), false);
-            let html = format!("<main>{words}</main>");
+            let mut words = Content::new(None, content.digest.as_ref(), None);
+            let mut reader = PageReader::new(Some(&mut words), false);
+            let html = format!("<main>{}</main>", "word ".repeat(WHOLE / 4));
             tokens::read(html.as_bytes(), &mut reader).unwrap_or_else(|never| match never {});
-            content.finish().digest
+            words.finish().digest
         };
         assert_eq!(large.digest, direct);
-        let bytes = DigestRules::new(Mode::Bytes, None, Vec::new());
         let text = page(WHOLE / 4);
         assert_eq!(
-            scan_page(&text, want(&bytes)).digest,
+            scan_page(&settings(Mode::Bytes), &text, want).digest,
             Some(blake3::hash(text.as_bytes()))
         );
     }

@@ -314,7 +314,7 @@ mod tests {
     /// The rules as a state names them.
     fn rules(patterns: &[&str]) -> String {
         let ignore = patterns.iter().map(|p| Regex::new(p).unwrap()).collect();
-        DigestRules::new(crate::scan::digest::Mode::Bytes, None, ignore).describe()
+        DigestRules::new(crate::scan::digest::Mode::Bytes, ignore).describe(None)
     }
 
     #[test]

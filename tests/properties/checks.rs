@@ -15,8 +15,8 @@ use sitemapgen::entry::{Alternate, Entry, Group};
 use sitemapgen::known::Stamp;
 use sitemapgen::scan::digest::{DigestRules, Mode};
 use sitemapgen::scan::head;
-use sitemapgen::scan::images::{ImageRules, ImageWant, parse_host};
-use sitemapgen::scan::{Scanner, Want};
+use sitemapgen::scan::images::{ImageRules, parse_host};
+use sitemapgen::scan::{Scanner, Settings, Want};
 use sitemapgen::sitemap::xml::{Document, Extensions, Kind, SITEMAP_NS, XHTML_NS, render};
 use sitemapgen::state::{self, Record};
 use sitemapgen::url::{BaseUrl, Mapping};
@@ -316,30 +316,33 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
     let alone = Want {
         html: true,
         head: true,
-        digest: None,
+        digest: false,
         dates: false,
         images: None,
         known: None,
     };
     let open = || fs::File::open(&path);
-    let alone = Scanner::default().scan(open, page.len() as u64, alone);
+    let alone = Scanner::default().scan(&Settings::default(), open, page.len() as u64, alone);
     assert_eq!(
         alone.unwrap().head,
         Some(parsed.clone()),
         "the head read alone"
     );
-    let rules = DigestRules::new(Mode::Content, None, Vec::new());
+    let rules = Settings {
+        digest: Some(DigestRules::new(Mode::Content, Vec::new())),
+        ..Settings::default()
+    };
     let whole = |scanner: &mut Scanner| {
         let want = Want {
             html: true,
             head: true,
-            digest: Some(&rules),
+            digest: true,
             dates: true,
             images: None,
             known: None,
         };
         let open = || fs::File::open(&path);
-        scanner.scan(open, page.len() as u64, want).unwrap()
+        scanner.scan(&rules, open, page.len() as u64, want).unwrap()
     };
     let (once, twice) = (
         whole(&mut Scanner::default()),
@@ -385,29 +388,32 @@ pub fn head(page: &[u8], buffer_len: usize, dir: &Path) {
 fn images(path: &Path, len: u64, loc: &str, digest: Option<blake3::Hash>) {
     let base = BaseUrl::parse("https://example.com/docs/").unwrap();
     let cdn = parse_host("cdn.example.net").unwrap();
-    let rules = ImageRules::new(&base, vec![cdn], None);
-    let content = DigestRules::new(Mode::Content, None, Vec::new());
-    let bytes = DigestRules::new(Mode::Bytes, None, Vec::new());
-    let scan = |digest: Option<&DigestRules>| {
+    let scan = |digest: Option<Mode>| {
+        let settings = Settings {
+            region: None,
+            digest: digest.map(|mode| DigestRules::new(mode, Vec::new())),
+            images: Some(ImageRules::new(&base, vec![cdn.clone()])),
+        };
         let want = Want {
             html: true,
             head: true,
-            digest,
+            digest: digest.is_some(),
             dates: true,
-            images: Some(ImageWant {
-                rules: &rules,
-                page: loc.to_string(),
-            }),
+            images: Some(loc.to_string()),
             known: None,
         };
         let open = || fs::File::open(path);
-        Scanner::default().scan(open, len, want).unwrap()
+        Scanner::default().scan(&settings, open, len, want).unwrap()
     };
     let alone = scan(None).images;
-    let with_digest = scan(Some(&content));
+    let with_digest = scan(Some(Mode::Content));
     assert_eq!(with_digest.images, alone, "with the content digest");
     assert_eq!(with_digest.digest, digest, "the digest with the images");
-    assert_eq!(scan(Some(&bytes)).images, alone, "with the bytes' digest");
+    assert_eq!(
+        scan(Some(Mode::Bytes)).images,
+        alone,
+        "with the bytes' digest"
+    );
     assert!(alone.urls.len() <= 1000);
     let distinct: std::collections::HashSet<&String> = alone.urls.iter().collect();
     assert_eq!(distinct.len(), alone.urls.len(), "{:?}", alone.urls);
@@ -439,7 +445,7 @@ fn images(path: &Path, len: u64, loc: &str, digest: Option<blake3::Hash>) {
 /// Any bytes as a state file: read or refused, never a panic; a state that reads writes back
 /// to one that reads the same. Returns whether it read.
 pub fn state_file(bytes: &[u8]) -> bool {
-    let rules = DigestRules::new(Mode::Bytes, None, Vec::new()).describe();
+    let rules = DigestRules::new(Mode::Bytes, Vec::new()).describe(None);
     let Ok(old) = state::parse(bytes, &rules) else {
         return false;
     };
@@ -475,7 +481,7 @@ pub fn state_records(pages: &[StatePage], patterns: &[String]) {
     else {
         return;
     };
-    let rules = DigestRules::new(Mode::Bytes, None, ignore).describe();
+    let rules = DigestRules::new(Mode::Bytes, ignore).describe(None);
     let mapping = Mapping {
         clean_urls: false,
         trailing_slash: true,

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::churn::{Churn, SHOWN_REDATED};
 use super::{Listed, StateSettings};
@@ -13,8 +13,6 @@ use crate::html;
 use crate::known::{Fingerprint, Known};
 use crate::outputs::changes::Kind;
 use crate::report::Report;
-use crate::scan::digest::DigestRules;
-use crate::scan::{Scanner, Want};
 use crate::state::{Found, OldState, Record, Recorded, Take};
 use crate::w3c;
 use crate::walk::Page;
@@ -24,11 +22,10 @@ use crate::walk::Page;
 const SETTLING: u64 = 2_000_000_000;
 
 /// `--state`: the recorded dates, and what this run will record.
-pub(super) struct Frozen<'c> {
+pub(super) struct Frozen {
     /// Files whose ctime is before this (nanoseconds since the epoch) were not being written
     /// when the run began.
     settled_before: i128,
-    pub(super) rules: &'c DigestRules,
     /// Shared with `Digests`, on the threads that prepare pages.
     pub(super) old: Arc<OldState>,
     /// Whether `old` holds a published sitemap's dates rather than a state.
@@ -41,8 +38,6 @@ pub(super) struct Frozen<'c> {
     record: bool,
     /// The keys recorded that the old state does not know: a key is recorded once.
     added: HashSet<Box<str>>,
-    /// To read a page whose digest the caller did not make.
-    scanner: Scanner,
     pub(super) churn: Churn,
     /// The URLs re-dated on `RESTLESS` runs in a row or more, this one included.
     pub(super) restless: Vec<String>,
@@ -54,31 +49,27 @@ pub(super) const RESTLESS: u32 = 3;
 
 /// Which pages `Dater::date` will need the digest of: with --state, those new or whose
 /// stamp changed.
-pub struct Digests<'c>(pub(super) Option<(Arc<OldState>, &'c DigestRules)>);
+pub struct Digests(pub(super) Option<Arc<OldState>>);
 
-impl<'c> Digests<'c> {
-    /// The rules to digest `page` with when `date` will need its digest (the caller may
-    /// read it once for every use), and whether the state of an earlier run knows nothing
-    /// of the page: most such pages are never listed (redirects, noindex pages, duplicates
-    /// of a canonical page), so their digest is best made once the head says they are.
-    /// With them, what the state knows of the page's bytes and digest (when its digests
-    /// are comparable): a page whose bytes are the same keeps that digest untokenized.
-    pub fn rules(
-        &self,
-        page: &Page,
-        url_path: &str,
-    ) -> Option<(&'c DigestRules, bool, Option<Known>)> {
-        let (old, rules) = self.0.as_ref()?;
+impl Digests {
+    /// Whether `date` will need the digest of `page` (the caller may read it once for every
+    /// use): if so, whether the state of an earlier run knows nothing of the page: most such
+    /// pages are never listed (redirects, noindex pages, duplicates of a canonical page), so
+    /// their digest is best made once the head says they are. With it, what the state knows
+    /// of the page's bytes and digest (when its digests are comparable): a page whose bytes
+    /// are the same keeps that digest untokenized.
+    pub fn needed(&self, page: &Page, url_path: &str) -> Option<(bool, Option<Known>)> {
+        let old = self.0.as_ref()?;
         let seen = old.seen(url_path);
         let unchanged = old.comparable && seen.is_some_and(|(stamp, _)| stamp == Some(page.stamp));
         let unknown = seen.is_none() && !old.is_empty();
         let known = seen.and_then(|(_, known)| known).filter(|_| old.comparable);
-        (!unchanged).then_some((*rules, unknown, known))
+        (!unchanged).then_some((unknown, known))
     }
 }
 
-impl<'c> Frozen<'c> {
-    pub(super) fn new((settings, found): (&'c StateSettings, &Found)) -> Frozen<'c> {
+impl Frozen {
+    pub(super) fn new((settings, found): (&StateSettings, &Found)) -> Frozen {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |since| since.as_nanos() as i128);
@@ -93,13 +84,11 @@ impl<'c> Frozen<'c> {
         }
         Frozen {
             settled_before: now - SETTLING as i128,
-            rules: &settings.digest,
             old: Arc::clone(&found.state),
             adopted: found.adopted,
             aliases,
             record: settings.record,
             added: HashSet::new(),
-            scanner: Scanner::default(),
             churn: Churn::default(),
             restless: Vec::new(),
         }
@@ -112,7 +101,7 @@ impl<'c> Frozen<'c> {
         &mut self,
         page: &Page,
         url: &Listed,
-        read: Option<(blake3::Hash, Option<Fingerprint>)>,
+        digested: impl FnOnce() -> Result<(blake3::Hash, Option<Fingerprint>)>,
         (declared, source): (Option<&str>, Option<&str>),
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
@@ -127,10 +116,9 @@ impl<'c> Frozen<'c> {
         let unchanged_file = old
             .as_ref()
             .is_some_and(|o| self.old.comparable && o.stamp == Some(page.stamp));
-        let (digest, fingerprint) = match (&old, read) {
-            (Some(o), _) if unchanged_file => (o.digest, o.fingerprint),
-            (_, Some(read)) => read,
-            (_, None) => self.digest(page)?,
+        let (digest, fingerprint) = match &old {
+            Some(o) if unchanged_file => (o.digest, o.fingerprint),
+            _ => digested()?,
         };
         // A date the page declares moves its lastmod forward, whatever its content did. (No
         // date is newer than none: the recorded one is parsed only against a declared one.)
@@ -222,31 +210,13 @@ impl<'c> Frozen<'c> {
         }
         taken
     }
-
-    /// The digest of `page`, and the fingerprint of its bytes, read here: the caller did
-    /// not read it.
-    fn digest(&mut self, page: &Page) -> Result<(blake3::Hash, Option<Fingerprint>)> {
-        let want = Want {
-            html: html::is_page(&page.rel),
-            head: false,
-            digest: Some(self.rules),
-            dates: false,
-            images: None,
-            known: None,
-        };
-        let open = || std::fs::File::open(&page.path);
-        let scanned = self.scanner.scan(open, page.stamp.size, want);
-        let scanned = scanned.with_context(|| format!("cannot read {}", page.path.display()))?;
-        let digest = scanned.digest.context("a digest was asked for")?;
-        Ok((digest, scanned.fingerprint))
-    }
 }
 
 /// What the state records as an added URL's digest: it has no content of its own, and its
 /// date changes only with the date given.
 const ADDED_DIGEST: [u8; 32] = [0; 32];
 
-impl Frozen<'_> {
+impl Frozen {
     /// `Dater::date_added` with --state.
     pub(super) fn date_added(
         &mut self,

@@ -19,7 +19,6 @@ use super::sources::SourceDates;
 use crate::error::UsageError;
 use crate::known::Fingerprint;
 use crate::report::{Report, Warning};
-use crate::scan::digest::DigestRules;
 use crate::state::{Found, Recorded};
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
@@ -36,11 +35,9 @@ pub struct Settings {
     pub state: Option<StateSettings>,
 }
 
-/// How `--state` dates pages.
+/// How `--state` dates pages (by the digest the scan's settings make).
 #[derive(Debug)]
 pub struct StateSettings {
-    /// --digest, --digest-region, --digest-ignore.
-    pub digest: DigestRules,
     /// Whether the run records the pages for the new state (it writes one: not under
     /// --check, nor for a preview on standard output).
     pub record: bool,
@@ -111,7 +108,7 @@ pub struct Dater<'c> {
     /// SOURCE_DATE_EPOCH: later mtimes are clamped to it.
     clamp: Option<i64>,
     git: Option<GitDates>,
-    frozen: Option<Frozen<'c>>,
+    frozen: Option<Frozen>,
     /// --source-dates: the first date of a page the state does not know.
     sources: SourceDates,
 }
@@ -152,22 +149,19 @@ impl<'c> Dater<'c> {
 
     /// What tells which pages `date` will need the digest of, for the threads that read
     /// the pages.
-    pub fn digests(&self) -> Digests<'c> {
-        Digests(
-            self.frozen
-                .as_ref()
-                .map(|frozen| (Arc::clone(&frozen.old), frozen.rules)),
-        )
+    pub fn digests(&self) -> Digests {
+        Digests(self.frozen.as_ref().map(|frozen| Arc::clone(&frozen.old)))
     }
 
-    /// The lastmod of `page`, listed as `url`, and what --state records of it; `read` is
-    /// the page's digest and the fingerprint of its bytes if the caller has read it;
-    /// `declared` the date the page declares, if dates come from the pages.
+    /// The lastmod of `page`, listed as `url`, and what --state records of it; `digested`
+    /// gives the page's digest and the fingerprint of its bytes (what the caller read, or
+    /// read then), called only when --state needs them; `declared` is the date the page
+    /// declares, if dates come from the pages.
     pub fn date(
         &mut self,
         page: &Page,
         url: &Listed,
-        read: Option<(blake3::Hash, Option<Fingerprint>)>,
+        digested: impl FnOnce() -> Result<(blake3::Hash, Option<Fingerprint>)>,
         declared: Option<String>,
         report: &mut Report,
     ) -> Result<(Option<String>, Option<Recorded>)> {
@@ -189,7 +183,9 @@ impl<'c> Dater<'c> {
         match (frozen, source) {
             (None, Some(date)) => Ok((Some(date.to_string()), None)),
             (None, None) => Ok((fresh(report)?, None)),
-            (Some(frozen), _) => frozen.date(page, url, read, (declared, source), report, fresh),
+            (Some(frozen), _) => {
+                frozen.date(page, url, digested, (declared, source), report, fresh)
+            }
         }
     }
 

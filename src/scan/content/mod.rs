@@ -491,22 +491,32 @@ impl Digest<'_> {
 mod tests {
     use super::super::digest::{DigestRules, Mode};
     use super::super::select::Selector;
-    use super::super::{Want, scan_page};
+    use super::super::{Settings, Want, scan_page};
 
-    fn digest_with(rules: &DigestRules, html: &str) -> blake3::Hash {
+    fn digest_with(settings: &Settings, html: &str) -> blake3::Hash {
         let want = Want {
             html: true,
             head: true,
-            digest: Some(rules),
+            digest: true,
             dates: false,
             images: None,
             known: None,
         };
-        scan_page(html, want).digest.unwrap()
+        scan_page(settings, html, want).digest.unwrap()
+    }
+
+    /// The scan's settings of a content digest, within `region` when it is given, less what
+    /// `ignore` matches.
+    fn rules(region: Option<&str>, ignore: Vec<regex::bytes::Regex>) -> Settings {
+        Settings {
+            region: region.map(|region| Selector::parse(region).unwrap()),
+            digest: Some(DigestRules::new(Mode::Content, ignore)),
+            images: None,
+        }
     }
 
     fn digest(html: &str) -> blake3::Hash {
-        digest_with(&DigestRules::new(Mode::Content, None, Vec::new()), html)
+        digest_with(&rules(None, Vec::new()), html)
     }
 
     fn page(head: &str, body: &str) -> String {
@@ -712,11 +722,7 @@ mod tests {
 
     #[test]
     fn a_named_aside_is_the_region_and_a_page_without_it_counts_its_body() {
-        let rules = DigestRules::new(
-            Mode::Content,
-            Some(Selector::parse("aside#featured").unwrap()),
-            Vec::new(),
-        );
+        let rules = rules(Some("aside#featured"), Vec::new());
         let named = |featured: &str, other: &str| {
             page(
                 "",
@@ -752,9 +758,8 @@ mod tests {
 
     #[test]
     fn a_named_region_and_ignored_matches() {
-        let rules = DigestRules::new(
-            Mode::Content,
-            Some(Selector::parse("div.content").unwrap()),
+        let rules = rules(
+            Some("div.content"),
             vec![regex::bytes::Regex::new("Updated [0-9-]+").unwrap()],
         );
         let page = |main: &str, content: &str| {
