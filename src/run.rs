@@ -2,6 +2,8 @@
 //! each page, then the URLs of --add-urls) → sitemap → publish, or check. Each stage takes
 //! its own settings.
 
+use std::fs::File;
+use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
@@ -12,6 +14,8 @@ use crate::io::atomic::{Publishing, Temp, Written, dir_of};
 use crate::outputs::{Destination, Files, Format};
 use crate::publish::state::NewState;
 use crate::report::{self, Report, Verbosity, Warning};
+use crate::scan::head;
+use crate::sitemap::foreign::{self, StartPage};
 use crate::sitemap::{self, Collector};
 use crate::state::{self, Found};
 use crate::summary::{self, Summary};
@@ -50,6 +54,18 @@ pub fn run(settings: &Settings) -> Result<()> {
     run
 }
 
+/// The head of a sub-build's start page, read as a page's head is (a long page is no
+/// damaged one), for the sitemap's `foreign`.
+fn start_page(file: File) -> std::io::Result<StartPage> {
+    let mut page = Vec::new();
+    file.take(head::HEAD_CAP as u64).read_to_end(&mut page)?;
+    let head = head::parse(&page);
+    Ok(StartPage {
+        noindex: head.noindex,
+        canonicals: head.canonicals,
+    })
+}
+
 fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     if !settings.check {
         publish::remove_leftovers(temp_dirs(settings), report)?;
@@ -57,7 +73,7 @@ fn stages(settings: &Settings, report: &mut Report) -> Result<()> {
     foreign_stylesheet(settings, report)?;
     let (found, mut new_state) = load_state(settings, report)?;
     // Read before the walk: what cannot be is said first.
-    let foreign = sitemap::foreign::entries(&settings.sitemap.foreign, report)?;
+    let foreign = foreign::entries(&settings.sitemap.foreign, &start_page, report)?;
     let Collected {
         collector,
         collected,

@@ -10,7 +10,8 @@
 //! index's sitemaps, `--http-timeout` for the whole of one fetched.
 
 use std::fmt::Display;
-use std::io::Read;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
@@ -22,12 +23,10 @@ use crate::entry::Entry;
 use crate::io::http::{Client, Got};
 use crate::io::input::{self, Deadline, MAX_SITEMAP, MAX_SITEMAPS};
 use crate::io::native;
-use crate::outputs::{begins_sitemap, read};
+use crate::outputs::{SubBuild, begins_sitemap, read};
 use crate::report::{Report, Warning};
-use crate::scan::head;
 use crate::url::{BaseUrl, encode_path};
 use crate::w3c;
-use crate::walk::builds::SubBuild;
 
 /// What the foreign sitemaps are, and where to find them.
 #[derive(Debug)]
@@ -44,9 +43,20 @@ pub struct Settings {
     pub timeout: Duration,
 }
 
+/// What a sub-build's start page says in its head that decides whether the build is listed.
+pub struct StartPage {
+    pub noindex: bool,
+    /// The canonical URLs it names, as written.
+    pub canonicals: Vec<String>,
+}
+
+/// Reads a start page's head from its file, as a page's head is read (the run hands in the
+/// scan's reader).
+pub type ReadHead = dyn Fn(File) -> io::Result<StartPage>;
+
 /// The index's entries for the foreign sitemaps: each sub-build's that holds, in folder
-/// order, then each of `--index-add`.
-pub fn entries(settings: &Settings, report: &mut Report) -> Result<Vec<Entry>> {
+/// order, then each of `--index-add`. `head` reads a sub-build's start page.
+pub fn entries(settings: &Settings, head: &ReadHead, report: &mut Report) -> Result<Vec<Entry>> {
     let mut entries = Vec::new();
     for problem in &settings.problems {
         report.warn(Warning::Run, problem, "see doc/outputs.md: \"Sub-builds\"")?;
@@ -56,7 +66,7 @@ pub fn entries(settings: &Settings, report: &mut Report) -> Result<Vec<Entry>> {
         let folder = base.join(&format!("{}/", encode_path(&build.rel)));
         let loc = format!("{folder}{}", build.sitemap);
         let dir = settings.root.join(&build.rel);
-        match sub_build(&dir, build.sitemap, &folder) {
+        match sub_build(&dir, build.sitemap, &folder, head) {
             Ok(lastmod) => entries.push(Entry {
                 loc,
                 lastmod,
@@ -92,7 +102,7 @@ pub fn entries(settings: &Settings, report: &mut Report) -> Result<Vec<Entry>> {
 }
 
 /// The newest date of the sub-build in `dir` (public URL `folder`) whose sitemap is `name`.
-fn sub_build(dir: &Path, name: &str, folder: &str) -> Result<Option<String>> {
+fn sub_build(dir: &Path, name: &str, folder: &str, head: &ReadHead) -> Result<Option<String>> {
     let path = dir.join(name);
     let mut reading = Reading::new(None);
     let bytes = file(&path)?.with_context(|| format!("{} is gone", path.display()))?;
@@ -115,24 +125,19 @@ fn sub_build(dir: &Path, name: &str, folder: &str) -> Result<Option<String>> {
     if reading.urls == 0 {
         bail!("{} lists no URL", path.display());
     }
-    start_page(dir, folder)?;
+    start_page(dir, folder, head)?;
     Ok(newest)
 }
 
 /// A build that its own start page (`index.html`) keeps out of search engines, or points
 /// to another's pages, is not one to list.
-fn start_page(dir: &Path, folder: &str) -> Result<()> {
+fn start_page(dir: &Path, folder: &str, head: &ReadHead) -> Result<()> {
     let path = dir.join("index.html");
     let read = || format!("cannot read {}", path.display());
     let Some(file) = input::open(&path).with_context(read)? else {
         return Ok(());
     };
-    // Its head, as a page's is read: a long page is no damaged one.
-    let mut page = Vec::new();
-    file.take(head::HEAD_CAP as u64)
-        .read_to_end(&mut page)
-        .with_context(read)?;
-    let head = head::parse(&page);
+    let head = head(file).with_context(read)?;
     if head.noindex {
         bail!("its start page {} says noindex", path.display());
     }

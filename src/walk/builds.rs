@@ -14,6 +14,7 @@ use globset::{Candidate, GlobSet, GlobSetBuilder};
 
 use super::rules::{Apart, Rules, compile};
 use crate::io::{input, native};
+use crate::outputs::SubBuild;
 
 /// The names a build's sitemap has, in the order one is chosen when a folder holds several:
 /// MkDocs, Sphinx and Docusaurus write `sitemap.xml` (MkDocs a `.gz` beside it), Astro
@@ -54,13 +55,6 @@ impl Choose {
             .as_ref()
             .is_none_or(|set| set.is_match_candidate(&Candidate::new(rel)))
     }
-}
-
-/// A sub-build: its folder relative to DIR and the name of its sitemap there.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubBuild {
-    pub rel: PathBuf,
-    pub sitemap: &'static str,
 }
 
 /// What was found below DIR.

@@ -19,14 +19,16 @@ const LEAVES: &[&str] = &[
     "entry", "error", "html", "io", "known", "outputs", "report", "url", "w3c",
 ];
 
-/// The stages that one stage drives itself: decide plans each page the walk finds (its
-/// `Prepare`), reads it through the scan and dates it against the last run's state; publish
-/// writes the new state in the state's format; sitemap reads the sub-builds the walk found
-/// (`--sub-builds`), each one's start page through the scan's head reader.
+/// The stages that one stage drives itself, kept because handing them in would take a
+/// trait or a closure for each use at the heart of the stage: decide plans each page the
+/// walk finds (it implements the walk's `Prepare`, on the walk's threads), reads it through
+/// the scan (the scanner, its settings, what it found) and dates it against the last run's
+/// state (its records, taken one by one); publish writes the new state in the state's
+/// format (its writer). What the sitemap needs of others is handed in by `run`: the
+/// sub-builds (`outputs::SubBuild`) and a reader of their start pages' heads.
 const DRIVES: &[(&str, &[&str])] = &[
     ("decide", &["scan", "state", "walk"]),
     ("publish", &["state"]),
-    ("sitemap", &["scan", "walk"]),
 ];
 
 /// Every import of a module that the rule forbids, as `FROM -> TO (file)`.
