@@ -343,7 +343,7 @@ fn temp_dirs(settings: &Settings) -> Vec<PathBuf> {
 
 /// Where the summary says the URLs went, beside the `foreign` sitemaps the index lists.
 fn place(files: &Files, format: Format, shards: usize, foreign: usize) -> String {
-    if !files.groups().is_empty() {
+    if files.indexed() {
         let sitemaps = report::count(shards as u64, "sitemap");
         let others = match foreign {
             0 => String::new(),

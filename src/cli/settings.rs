@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use super::args::Cli;
 use super::place::{Claimed, Place, claim_outputs, path_inside};
 use crate::decide::lastmod::{self, LastmodMode, StateSettings};
-use crate::decide::rules::{GroupRules, ValueRules};
+use crate::decide::rules::{GroupRules, PathRules, ValueRules};
 use crate::explain::Asked;
 use crate::outputs::key::Key;
 use crate::outputs::{Destination, Format};
@@ -274,9 +274,11 @@ fn decide_settings(
         scan,
         add_urls: cli.add_urls.clone(),
         source_dates: cli.source_dates.clone(),
-        changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
-        priority: ValueRules::new(&cli.priority, "--priority")?,
-        groups,
+        rules: PathRules {
+            changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
+            priority: ValueRules::new(&cli.priority, "--priority")?,
+            groups,
+        },
         lastmod,
     })
 }

@@ -34,7 +34,7 @@ use added::Added;
 use lastmod::{Churn, Dater, Listed};
 use plan::Judged;
 pub use plan::{Planned, Planner, Prepared};
-use rules::{GroupRules, ValueRules};
+use rules::PathRules;
 use sources::SourceDates;
 use verdict::{Form, Verdict, suggested_base};
 
@@ -54,10 +54,8 @@ pub struct Settings {
     /// DIR/robots.txt, whose disallowed URLs are left out (None with --ignore-disallow, or
     /// when DIR is not the root of its host, so that crawlers never read it).
     pub robots_txt: Option<std::path::PathBuf>,
-    pub changefreq: ValueRules,
-    pub priority: ValueRules,
-    /// --group: which group's sitemap lists each page.
-    pub groups: GroupRules,
+    /// --changefreq, --priority, --group: what the globs give each page.
+    pub rules: PathRules,
     pub lastmod: lastmod::Settings,
     /// How the pages are read: `--digest-region`, `--state`'s digest, `--images`.
     pub scan: scan::Settings,
@@ -145,9 +143,7 @@ impl<'s> Decider<'s> {
             page,
             computed,
             loc,
-            changefreq,
-            priority,
-            group,
+            given,
         } = planned;
         if too_long(&page, &loc, report)? {
             return Ok(None);
@@ -193,12 +189,10 @@ impl<'s> Decider<'s> {
         )?;
         let entry = Entry {
             lastmod,
-            changefreq: changefreq.map(String::from),
-            priority: priority.map(String::from),
             alternates,
             images: scanned.images.urls,
             loc,
-            group,
+            ..given
         };
         Ok(Some(Decided { entry, recorded }))
     }
@@ -445,11 +439,8 @@ impl<'s> Decider<'s> {
             );
             let entry = Entry {
                 lastmod,
-                changefreq: settings.changefreq.value(&candidate).map(String::from),
-                priority: settings.priority.value(&candidate).map(String::from),
-                group: settings.groups.group(&candidate),
                 loc,
-                ..Entry::default()
+                ..settings.rules.entry(Some(&candidate))
             };
             each(Decided { entry, recorded }, report)
         })

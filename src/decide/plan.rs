@@ -10,9 +10,8 @@ use url::Url;
 
 use super::Settings;
 use super::lastmod::Digests;
-use super::rules::ValueRules;
 use super::verdict::{self, Verdict};
-use crate::entry::Group;
+use crate::entry::Entry;
 use crate::html;
 use crate::known::Fingerprint;
 use crate::scan::head::Head;
@@ -21,14 +20,13 @@ use crate::url::{MAX_LOC_LEN, PagePath, encode_path};
 use crate::walk::{self, Page, PageFile};
 
 /// A page, and what is known of it before it is read.
-pub struct Planned<'s> {
+pub struct Planned {
     pub(super) page: Page,
     pub(super) computed: PagePath,
     /// Its URL, as computed from its path.
     pub(super) loc: String,
-    pub(super) changefreq: Option<&'s str>,
-    pub(super) priority: Option<&'s str>,
-    pub(super) group: Group,
+    /// The entry its rules give (its values and group), its URL and date to come.
+    pub(super) given: Entry,
 }
 
 /// What is known of each page before it is decided, found on the thread that walked it:
@@ -40,8 +38,8 @@ pub struct Planner<'s> {
 }
 
 /// A page prepared for `Decider::decide`.
-pub struct Prepared<'s> {
-    pub(super) planned: Planned<'s>,
+pub struct Prepared {
+    pub(super) planned: Planned,
     /// What was read of the page; its head is in `judged`.
     pub(super) scanned: io::Result<Scanned>,
     /// What its head means, when it was read.
@@ -59,9 +57,9 @@ pub(super) struct Judged {
 
 impl<'s> walk::Prepare for Planner<'s> {
     type Scratch = Scanner;
-    type Prepared = Prepared<'s>;
+    type Prepared = Prepared;
 
-    fn prepare(&self, scanner: &mut Scanner, page: Page, file: PageFile) -> Prepared<'s> {
+    fn prepare(&self, scanner: &mut Scanner, page: Page, file: PageFile) -> Prepared {
         let size = page.stamp.size;
         let (planned, want, deferred) = self.plan(page);
         let scan = &self.settings.scan;
@@ -125,15 +123,11 @@ impl<'s> Planner<'s> {
 
     /// What is known of `page` before it is read, what to read of it, and whether its
     /// digest is to be made only once its head says it is listed (read again, whole).
-    fn plan(&self, page: Page) -> (Planned<'s>, Option<Want>, bool) {
+    fn plan(&self, page: Page) -> (Planned, Option<Want>, bool) {
         let settings = self.settings;
         let computed = settings.mapping.page_path(&page.rel);
         let loc = settings.base.join(&computed.path);
-        let rules = !(settings.changefreq.is_empty()
-            && settings.priority.is_empty()
-            && settings.groups.is_empty());
-        let candidate = rules.then(|| Candidate::new(&page.rel));
-        let value = |rules: &'s ValueRules| candidate.as_ref().and_then(|c| rules.value(c));
+        let candidate = (!settings.rules.is_empty()).then(|| Candidate::new(&page.rel));
         let html = html::is_page(&page.rel);
         let head = settings.read_html && html;
         let dates = settings.lastmod.mode.reads_pages();
@@ -159,11 +153,7 @@ impl<'s> Planner<'s> {
         let want = (loc.len() < MAX_LOC_LEN).then_some(want);
         let deferred = deferred && want.is_some();
         let planned = Planned {
-            changefreq: value(&settings.changefreq),
-            priority: value(&settings.priority),
-            group: candidate
-                .as_ref()
-                .map_or(Group::Default, |c| settings.groups.group(c)),
+            given: settings.rules.entry(candidate.as_ref()),
             page,
             computed,
             loc,

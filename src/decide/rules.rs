@@ -5,7 +5,7 @@
 use anyhow::{Context, Result, bail};
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 
-use crate::entry::Group;
+use crate::entry::{Entry, Group};
 use crate::outputs::{DEFAULT_GROUP, is_group_name};
 use crate::walk::rules::compile;
 
@@ -85,6 +85,34 @@ pub fn parse_group_rule(rule: &str) -> Result<GroupRule> {
         name: name.to_string(),
         glob: glob.to_string(),
     })
+}
+
+/// What the globs give a page by its path under DIR: `--changefreq`, `--priority`, `--group`.
+#[derive(Debug)]
+pub struct PathRules {
+    pub changefreq: ValueRules,
+    pub priority: ValueRules,
+    /// Which group's sitemap lists each page.
+    pub groups: GroupRules,
+}
+
+impl PathRules {
+    /// Whether no rule is given: then no page's path is matched.
+    pub fn is_empty(&self) -> bool {
+        self.changefreq.is_empty() && self.priority.is_empty() && self.groups.is_empty()
+    }
+
+    /// The entry of the page at `candidate` (None when no rule is given) before its URL and
+    /// date are known: the values and the group its globs give.
+    pub fn entry(&self, candidate: Option<&Candidate>) -> Entry {
+        let value = |rules: &ValueRules| candidate.and_then(|c| rules.value(c)).map(String::from);
+        Entry {
+            changefreq: value(&self.changefreq),
+            priority: value(&self.priority),
+            group: candidate.map_or(Group::Default, |c| self.groups.group(c)),
+            ..Entry::default()
+        }
+    }
 }
 
 /// `--group` rules: a name given again adds globs to its group; the last matching rule wins,

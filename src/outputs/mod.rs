@@ -145,6 +145,12 @@ impl Files {
         &self.groups
     }
 
+    /// Whether the output is an index over the groups' sitemaps (`--group`, `--index-add`,
+    /// `--sub-builds`), however many URLs there are.
+    pub fn indexed(&self) -> bool {
+        !self.groups.is_empty()
+    }
+
     /// Whether the output's name ends in one of the extensions of sitemaps.
     pub fn has_sitemap_extension(&self) -> bool {
         let name = self.path.file_name().unwrap_or_default().as_encoded_bytes();
