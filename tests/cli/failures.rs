@@ -6,7 +6,7 @@ use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 
-use crate::harness::{Cmd, OLD_SITEMAP, Site};
+use crate::harness::{Cmd, Site};
 use crate::validate;
 
 /// A site with a sitemap from an earlier run; returns it with that sitemap's bytes.
@@ -304,7 +304,7 @@ fn a_killed_runs_temp_files_are_removed_by_the_next_run_but_a_live_runs_are_not(
 
 /// A site with a sitemap, a state and a robots.txt from an earlier run; returns it with the
 /// state's path.
-fn site_with_robots() -> (Site, std::path::PathBuf) {
+pub(crate) fn site_with_robots() -> (Site, std::path::PathBuf) {
     let site = Site::with_pages(&["index.html", "a.html"]);
     let state = site.outside().join("sitemap.state");
     site.command(&["--robots", "--state"])
@@ -315,7 +315,7 @@ fn site_with_robots() -> (Site, std::path::PathBuf) {
 }
 
 /// Every file of the run, with its bytes: to prove a failed run changed none.
-fn snapshot(site: &Site) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
+pub(crate) fn snapshot(site: &Site) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
     site.all_files()
         .into_iter()
         .map(|path| {
@@ -325,80 +325,6 @@ fn snapshot(site: &Site) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
             (path, bytes)
         })
         .collect()
-}
-
-#[test]
-fn a_robots_txt_that_is_a_symlink_fifo_or_device_is_refused_and_nothing_changes() {
-    use std::os::unix::fs::symlink;
-    let (site, state) = site_with_robots();
-    site.open_to_everyone();
-    fs::set_permissions(&state, fs::Permissions::from_mode(0o666)).unwrap();
-    for path in [
-        site.sitemap_path(),
-        site.path("index.html"),
-        site.path("a.html"),
-    ] {
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o666)).unwrap();
-    }
-    let robots = site.path("robots.txt");
-    // A secret anyone may read (the environment of /proc/self/environ, a deploy token):
-    // a robots.txt symlink would publish it on the site.
-    let secret = site.outside().join("secret.env");
-    fs::write(&secret, "DEPLOY_TOKEN=hunter2\n").unwrap();
-    fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
-    let fifo = site.outside().join("fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
-    // A symlink to a regular file is read for its rules, and refused by --robots; one to
-    // anything else is read for nothing.
-    for (target, what) in [
-        (secret.as_path(), "is a symlink"),
-        (std::path::Path::new("/dev/zero"), "is not a regular file"),
-        (std::path::Path::new("/proc/self/environ"), "is a symlink"),
-        (fifo.as_path(), "is not a regular file"),
-    ] {
-        fs::remove_file(&robots).unwrap();
-        symlink(target, &robots).unwrap();
-        let before = snapshot(&site);
-        let run = Cmd::unprivileged()
-            .args(["-b", "https://example.com/", "--robots", "--state"])
-            .arg(&state)
-            .arg(&site.root)
-            .run();
-        run.expect_code(1)
-            .stderr_has(&["error: ", "robots.txt ", what, "hint: "]);
-        assert_eq!(snapshot(&site), before, "{target:?}");
-        assert!(!run.stderr().contains("hunter2"));
-    }
-    // The special files themselves in its place: never opened for long, never published.
-    fs::remove_file(&robots).unwrap();
-    assert!(
-        Command::new("mkfifo")
-            .arg(&robots)
-            .status()
-            .unwrap()
-            .success()
-    );
-    let before = snapshot(&site);
-    site.command(&["--robots", "--state"])
-        .arg(&state)
-        .run()
-        .expect_code(1)
-        .stderr_has(&["robots.txt is not a regular file"]);
-    assert_eq!(snapshot(&site), before);
-    fs::remove_file(&robots).unwrap();
-    fs::create_dir(&robots).unwrap();
-    let before = snapshot(&site);
-    site.command(&["--robots"])
-        .run()
-        .expect_code(1)
-        .stderr_has(&["robots.txt is not a regular file"]);
-    assert_eq!(snapshot(&site), before);
 }
 
 #[test]
@@ -424,109 +350,17 @@ fn a_robots_txt_over_500_kib_is_refused_and_nothing_changes() {
         .success();
 }
 
-#[test]
-fn an_output_may_not_replace_a_page_the_state_robots_txt_or_another_file() {
-    use std::os::unix::fs::symlink;
-    let (site, state) = site_with_robots();
-    let page = site.path("index.html");
-    let elsewhere = site.outside().join("other.xml");
-    let cases: Vec<(Vec<std::ffi::OsString>, &str)> = vec![
-        (
-            vec!["-o".into(), page.clone().into()],
-            "index.html is a page of the site",
-        ),
-        (
-            vec!["-o".into(), site.path("new.html").into()],
-            "new.html is a page of the site",
-        ),
-        (
-            vec!["-o".into(), site.path("robots.txt").into()],
-            "is also robots.txt",
-        ),
-        (
-            vec![
-                "-o".into(),
-                state.clone().into(),
-                "--state".into(),
-                state.clone().into(),
-            ],
-            "is also the sitemap",
-        ),
-        (
-            vec![
-                "-o".into(),
-                elsewhere.clone().into(),
-                "--state".into(),
-                elsewhere.clone().into(),
-            ],
-            "is also the sitemap",
-        ),
-        (
-            vec!["--state".into(), site.sitemap_path().into()],
-            "is also the sitemap",
-        ),
-        (
-            vec!["--state".into(), site.path("sitemap-2.xml").into()],
-            "is also a file of the sitemap",
-        ),
-        (
-            vec![
-                "--robots".into(),
-                "--state".into(),
-                site.path("robots.txt").into(),
-            ],
-            "is also robots.txt",
-        ),
-        (
-            vec!["--state".into(), site.path("state.html").into()],
-            "state.html is a page of the site",
-        ),
-        (
-            vec!["-o".into(), site.outside().join("notes.txt").into()],
-            "notes.txt exists and is not a sitemap",
-        ),
-        (
-            vec![
-                "--gzip".into(),
-                "-o".into(),
-                site.outside().join("s.xml").into(),
-            ],
-            "does not end in .gz",
-        ),
-        (
-            vec!["-o".into(), site.outside().join("s.xml.gz").into()],
-            "ends in .gz",
-        ),
-    ];
-    fs::write(site.outside().join("notes.txt"), "my notes\n").unwrap();
-    refused(&site, cases);
-    // The default output, a symlink planted in DIR to a file outside it, is not followed.
-    let theirs = site.outside().join("theirs.xml");
-    fs::write(&theirs, OLD_SITEMAP).unwrap();
-    fs::remove_file(site.sitemap_path()).unwrap();
-    symlink(&theirs, site.sitemap_path()).unwrap();
-    let before = snapshot(&site);
-    site.run(&[])
-        .expect_code(2)
-        .stderr_has(&["sitemap.xml is a symlink to a file outside DIR", "hint: "]);
-    assert_eq!(snapshot(&site), before);
-    fs::remove_file(site.sitemap_path()).unwrap();
-    // A shard's name taken by a file that is no sitemap: known once the URLs are counted.
-    site.write("sitemap-2.xml", "<html>not a sitemap</html>");
-    let before = snapshot(&site);
-    site.run(&["--max-urls", "1"])
-        .expect_code(2)
-        .stderr_has(&["sitemap-2.xml exists and is not a sitemap"]);
-    assert_eq!(snapshot(&site), before);
-}
-
 /// Each run of `cases` (arguments, a part of the message) fails with exit 2, changing nothing.
-fn refused(site: &Site, cases: Vec<(Vec<std::ffi::OsString>, &str)>) {
+pub(crate) fn refused(site: &Site, cases: Vec<(Vec<std::ffi::OsString>, &str)>) {
     refused_with(site, ("SITEMAPGEN_TEST_UNUSED", ""), cases);
 }
 
 /// `refused`, with the variable `env` set.
-fn refused_with(site: &Site, env: (&str, &str), cases: Vec<(Vec<std::ffi::OsString>, &str)>) {
+pub(crate) fn refused_with(
+    site: &Site,
+    env: (&str, &str),
+    cases: Vec<(Vec<std::ffi::OsString>, &str)>,
+) {
     for (args, message) in cases {
         let before = snapshot(site);
         site.command(&[])
@@ -537,116 +371,6 @@ fn refused_with(site: &Site, env: (&str, &str), cases: Vec<(Vec<std::ffi::OsStri
             .stderr_has(&["sitemapgen: error: ", message]);
         assert_eq!(snapshot(site), before, "{args:?}");
     }
-}
-
-#[test]
-fn the_changes_file_replaces_only_an_earlier_changes_file() {
-    use std::os::unix::fs::symlink;
-    let (site, state) = site_with_robots();
-    let key = "changes-key-0001";
-    site.write(format!("{key}.txt"), key);
-    site.write("sitemap.xsl", "<xsl:stylesheet/>");
-    site.write("README.md", "# my notes\n");
-    symlink(site.path("robots.txt"), site.outside().join("to-robots")).unwrap();
-    symlink(site.path("README.md"), site.outside().join("to-readme")).unwrap();
-    let with_state = |changes: std::path::PathBuf| -> Vec<std::ffi::OsString> {
-        vec![
-            "--state".into(),
-            state.clone().into(),
-            "--changes".into(),
-            changes.into(),
-        ]
-    };
-    let mut with_key = with_state(site.path(format!("{key}.txt")));
-    with_key.extend(["--indexnow-key-env".into(), "K".into()]);
-    let cases = vec![
-        (with_state(site.path("robots.txt")), "is also robots.txt"),
-        (with_key, "is also the IndexNow key file"),
-        (
-            with_state(site.path(format!("{key}.txt"))),
-            "exists and is not a changes file of sitemapgen",
-        ),
-        (
-            with_state(site.path("sitemap.xsl")),
-            "exists and is not a changes file of sitemapgen",
-        ),
-        (
-            with_state(site.path("README.md")),
-            "README.md exists and is not a changes file of sitemapgen",
-        ),
-        (
-            with_state(site.outside().join("to-robots")),
-            "is also robots.txt",
-        ),
-        (
-            with_state(site.outside().join("to-readme")),
-            "exists and is not a changes file of sitemapgen",
-        ),
-        (
-            with_state(site.path("sitemap-3.xml")),
-            "is also a file of the sitemap",
-        ),
-    ];
-    refused_with(&site, ("K", key), cases);
-    // A key file named like a text shard: two outputs of one run never share a name.
-    let args = [
-        "--format",
-        "txt",
-        "--max-urls",
-        "1",
-        "--indexnow-key-env",
-        "K",
-    ];
-    refused_with(
-        &site,
-        ("K", "sitemap-1"),
-        vec![(
-            args.iter().map(Into::into).collect(),
-            "the IndexNow key file in DIR (KEY.txt, named after the key) is also a file of the \
-             sitemap",
-        )],
-    );
-    // An earlier changes file is replaced.
-    let changes = site.outside().join("sitemap.changes");
-    fs::write(&changes, "redated https://example.com/a.html\n").unwrap();
-    site.command(&["--state"])
-        .arg(&state)
-        .arg("--changes")
-        .arg(&changes)
-        .run()
-        .success();
-    assert_eq!(fs::read_to_string(&changes).unwrap(), "");
-}
-
-#[test]
-fn a_split_text_sitemap_never_removes_the_file_behind_a_symlink() {
-    use std::os::unix::fs::symlink;
-    let site = Site::with_pages(&["index.html", "a.html", "b.html", "c.html", "d.html"]);
-    let real = site.write("sub/real.txt", "https://example.com/kept\n");
-    symlink("sub/real.txt", site.path("sitemap.txt")).unwrap();
-    site.run(&["--format", "txt", "--max-urls", "4"])
-        .success()
-        .stderr_has(&[
-            "warning: ",
-            "sitemap.txt is a symlink",
-            "left as it is",
-            "wrote 5 URLs in 2 text sitemaps ",
-            "sitemap-1.txt … ",
-        ]);
-    assert_eq!(
-        fs::read_to_string(&real).unwrap(),
-        "https://example.com/kept\n"
-    );
-    assert!(
-        fs::symlink_metadata(site.path("sitemap.txt"))
-            .unwrap()
-            .is_symlink()
-    );
-    assert!(site.path("sitemap-1.txt").exists() && site.path("sitemap-2.txt").exists());
-    assert!(
-        !site.path("sub/real-1.txt").exists(),
-        "shards beside the name given"
-    );
 }
 
 #[test]

@@ -40,14 +40,14 @@ fn build(site: &Site, build: u32, versions: &[u32]) {
     }
 }
 
-fn dates(site: &Site) -> BTreeMap<String, Option<String>> {
+pub(crate) fn dates(site: &Site) -> BTreeMap<String, Option<String>> {
     validate::sitemap(&site.sitemap_path(), BASE)
         .into_iter()
         .map(|u| (u.loc, u.lastmod))
         .collect()
 }
 
-fn state_path(site: &Site) -> String {
+pub(crate) fn state_path(site: &Site) -> String {
     site.outside().join("sitemap.state").display().to_string()
 }
 
@@ -249,7 +249,7 @@ fn source_date_epoch_clamps_later_mtimes() {
         .stderr_has(&["SOURCE_DATE_EPOCH \"yesterday\" is not a number of seconds"]);
 }
 
-fn git(dir: &Path, args: &[&str], date: &str) {
+pub(crate) fn git(dir: &Path, args: &[&str], date: &str) {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -577,60 +577,6 @@ fn a_shallow_clone_is_warned_about() {
 }
 
 #[test]
-fn a_state_symlink_is_followed_like_the_output() {
-    use std::os::unix::fs::symlink;
-    let site = Site::with_pages(&["index.html", "a.html"]);
-    let real = site.outside().join("real.state");
-    let link = site.outside().join("link.state");
-    site.command(&["--state"]).arg(&real).run().success();
-    let first = fs::read_to_string(&real).unwrap();
-    symlink(&real, &link).unwrap();
-    site.page("b.html");
-    site.command(&["--state"])
-        .arg(&link)
-        .run()
-        .success()
-        .stderr_has(&["1 added, 0 removed, 0 re-dated, 2 kept"]);
-    assert!(
-        fs::symlink_metadata(&link).unwrap().is_symlink(),
-        "the link stays"
-    );
-    let second = fs::read_to_string(&real).unwrap();
-    assert!(second.contains("/b.html ") && !first.contains("/b.html "));
-}
-
-#[test]
-fn a_same_size_edit_under_a_pinned_mtime_is_re_dated() {
-    let site = Site::empty();
-    site.write("index.html", "<p>version one</p>");
-    site.write("a.html", "<p>unchanged</p>");
-    let pinned = FileTime::from_unix_time(1_714_557_600, 0);
-    for page in ["index.html", "a.html"] {
-        set_file_mtime(site.path(page), pinned).unwrap();
-    }
-    // Old enough that the run trusts the files' stamps next time (it does not trust a file
-    // written in the last moments before it).
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-    let state = state_path(&site);
-    site.run(&["--state", &state]).success();
-    let recorded = fs::read_to_string(&state).unwrap();
-    assert!(
-        recorded
-            .lines()
-            .filter(|l| l.starts_with('/'))
-            .all(|l| !l.ends_with(" -")),
-        "stamps recorded: {recorded}"
-    );
-    // The same size, the mtime set back (as SOURCE_DATE_EPOCH, Nix or touch -d do).
-    site.write("index.html", "<p>version two</p>");
-    set_file_mtime(site.path("index.html"), pinned).unwrap();
-    site.run(&["--state", &state, "--lastmod", "2024-06-01"])
-        .success()
-        .stderr_has(&["0 added, 0 removed, 1 re-dated, 1 kept"]);
-    assert_eq!(dates(&site)[BASE].as_deref(), Some("2024-06-01"));
-}
-
-#[test]
 fn a_version_1_state_keeps_every_date() {
     let site = Site::with_pages(&["index.html", "a.html"]);
     let state = state_path(&site);
@@ -680,29 +626,6 @@ fn git_dates_beyond_the_schemas_zone_offsets_are_written_in_utc() {
     site.run(&["--lastmod", "git", "--state", &state])
         .success()
         .stderr_has(&["1 kept"]);
-}
-
-#[test]
-fn the_index_lastmod_is_the_newest_instant_not_the_greatest_string() {
-    let site = Site::empty();
-    let repo = site.outside();
-    git(repo, &["init", "-q"], "2024-01-01T00:00:00Z");
-    site.page("a.html");
-    git(repo, &["add", "."], "2024-01-01T00:00:00Z");
-    // 10:00 UTC, the newer of the two, though its string sorts first.
-    git(repo, &["commit", "-qm", "a"], "2024-05-01T05:00:00-05:00");
-    site.page("b.html");
-    git(repo, &["add", "."], "2024-01-01T00:00:00Z");
-    // 01:00 UTC.
-    git(repo, &["commit", "-qm", "b"], "2024-05-01T10:00:00+09:00");
-    site.page("c.html");
-    site.run(&["--lastmod", "git", "--max-urls", "2"]).success();
-    let index = validate::index(&site.sitemap_path(), BASE);
-    assert_eq!(index.len(), 2);
-    assert_eq!(
-        index[0].lastmod.as_deref(),
-        Some("2024-05-01T05:00:00-05:00")
-    );
 }
 
 #[test]

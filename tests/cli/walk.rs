@@ -5,7 +5,7 @@ use std::os::unix::fs::symlink;
 use crate::harness::{BASE, Site};
 use crate::validate;
 
-fn listed(site: &Site) -> Vec<String> {
+pub(crate) fn listed(site: &Site) -> Vec<String> {
     validate::listed(&site.sitemap_path(), BASE)
 }
 
@@ -42,43 +42,6 @@ fn default_includes_and_excludes() {
     site.run(&["--include", "*.pdf", "--include", "/index.html"])
         .success();
     assert_eq!(listed(&site), ["", "doc.pdf"]);
-}
-
-#[test]
-fn a_page_named_404_is_left_out_only_at_the_root_and_a_locale_root() {
-    // Hugo's docs page on 404 templates and a real 404 page have the same head: indexable,
-    // canonical to themselves.
-    let head = |path: &str| {
-        format!(
-            "<!doctype html><meta name=robots content=\"index, follow\">\
-             <link rel=canonical href=\"{BASE}{path}\"><title>404</title>"
-        )
-    };
-    let site = Site::with_pages(&["index.html"]);
-    for (file, path) in [
-        ("404.html", "404.html"),
-        ("fr/404.html", "fr/404.html"),
-        ("pt-br/404/index.html", "pt-br/404/"),
-        ("templates/404/index.html", "templates/404/"),
-        ("en/templates/404/index.html", "en/templates/404/"),
-        ("docs/errors/404.html", "docs/errors/404.html"),
-    ] {
-        site.write(file, head(path));
-    }
-    site.run(&["-v"]).success().stderr_has(&[
-        "skip 404.html: default exclude /404.html",
-        "skip fr/404.html: default exclude /{[a-z][a-z],",
-        "(left out: 3 by the default excludes)",
-    ]);
-    assert_eq!(
-        listed(&site),
-        [
-            "",
-            "docs/errors/404.html",
-            "en/templates/404/",
-            "templates/404/"
-        ]
-    );
 }
 
 #[test]
