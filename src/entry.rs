@@ -1,5 +1,16 @@
 //! One URL of a sitemap, as decided and as written: the one record the pipe hands on.
 
+use std::path::PathBuf;
+
+/// A sub-build (`--sub-builds`): its folder relative to DIR and the name of its sitemap
+/// there, which the index lists as one of its entries. Found by the walk's `builds`, read by
+/// the sitemap's `foreign`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubBuild {
+    pub rel: PathBuf,
+    pub sitemap: &'static str,
+}
+
 /// The group whose sitemap lists a URL (`--group`), as `GroupRules::group` issues it: a
 /// named group, by its place among the groups' names, or the default group (`pages`: what no
 /// group takes, and every URL without `--group`), whose sitemap the index lists last.

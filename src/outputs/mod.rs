@@ -55,15 +55,6 @@ impl Destination {
     }
 }
 
-/// A sub-build (`--sub-builds`): its folder relative to DIR and the name of its sitemap
-/// there, which the index lists. Found by the walk's `builds`, read by the sitemap's
-/// `foreign`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubBuild {
-    pub rel: PathBuf,
-    pub sitemap: &'static str,
-}
-
 /// The files a run may write: the output itself and, when the sitemap is split, the shards
 /// `STEM-1.xml`, `STEM-2.xml`, … beside it (`.txt` for text sitemaps, `.gz` added with
 /// --gzip), STEM being the output's name without those extensions. With groups the output

@@ -19,11 +19,11 @@ use anyhow::{Context, Result, bail};
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::entry::Entry;
+use crate::entry::{Entry, SubBuild};
 use crate::io::http::{Client, Got};
 use crate::io::input::{self, Deadline, MAX_SITEMAP, MAX_SITEMAPS};
 use crate::io::native;
-use crate::outputs::{SubBuild, begins_sitemap, read};
+use crate::outputs::{begins_sitemap, read};
 use crate::report::{Report, Warning};
 use crate::url::{BaseUrl, encode_path};
 use crate::w3c;

@@ -13,8 +13,8 @@ use anyhow::{Context, Result};
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 
 use super::rules::{Apart, Rules, compile};
+use crate::entry::SubBuild;
 use crate::io::{input, native};
-use crate::outputs::SubBuild;
 
 /// The names a build's sitemap has, in the order one is chosen when a folder holds several:
 /// MkDocs, Sphinx and Docusaurus write `sitemap.xml` (MkDocs a `.gz` beside it), Astro

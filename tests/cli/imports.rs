@@ -25,7 +25,7 @@ const LEAVES: &[&str] = &[
 /// the scan (the scanner, its settings, what it found) and dates it against the last run's
 /// state (its records, taken one by one); publish writes the new state in the state's
 /// format (its writer). What the sitemap needs of others is handed in by `run`: the
-/// sub-builds (`outputs::SubBuild`) and a reader of their start pages' heads.
+/// sub-builds (`entry::SubBuild`) and a reader of their start pages' heads.
 const DRIVES: &[(&str, &[&str])] = &[
     ("decide", &["scan", "state", "walk"]),
     ("publish", &["state"]),
