@@ -42,4 +42,5 @@ pub mod w3c;
 mod walk;
 
 pub use crate::cli::{Request, request};
+pub use crate::explain::explain;
 pub use crate::report::to_stderr;

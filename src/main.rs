@@ -9,8 +9,9 @@ use sitemapgen::error::{EXIT_RUNTIME, EXIT_USAGE, exit_code};
 use sitemapgen::{Request, cli, run, to_stderr};
 
 fn main() -> ExitCode {
-    let settings = match sitemapgen::request(std::env::args_os().collect()) {
-        Ok(Request::Run(settings)) => settings,
+    let outcome = match sitemapgen::request(std::env::args_os().collect()) {
+        Ok(Request::Run(settings)) => run::run(&settings),
+        Ok(Request::Explain(settings, asked)) => sitemapgen::explain(&settings, &asked),
         Ok(Request::Submit(settings)) => {
             return match sitemapgen::submit::indexnow::submit(&settings) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -39,7 +40,7 @@ fn main() -> ExitCode {
             Err(err) => return fail(&err, EXIT_USAGE),
         },
     };
-    match run::run(&settings) {
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => match exit_code(&err) {
             0 => ExitCode::SUCCESS,

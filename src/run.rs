@@ -39,14 +39,9 @@ pub struct Settings {
     pub strict: bool,
     /// Threads that read directories and pages (-j).
     pub jobs: usize,
-    /// --explain: the one page to tell about, instead of a run.
-    pub explain: Option<crate::explain::Asked>,
 }
 
 pub fn run(settings: &Settings) -> Result<()> {
-    if let Some(asked) = &settings.explain {
-        return crate::explain::explain(settings, asked);
-    }
     let mut report = Report::new(settings.verbosity, settings.strict);
     let run = stages(settings, &mut report);
     // However the run ended, the warnings shown only in part are counted out.

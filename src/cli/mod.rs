@@ -14,6 +14,7 @@ use clap::FromArgMatches;
 
 pub use args::{command, value_error};
 
+use crate::explain::Asked;
 use crate::run;
 
 /// What a command line asks for.
@@ -22,6 +23,8 @@ pub enum Request {
     /// Print a shell's completion script (answered before any config file is read).
     Completions(clap_complete::Shell),
     Run(Box<run::Settings>),
+    /// `--explain PAGE`: the run's stages on that page alone, told instead of written.
+    Explain(Box<run::Settings>, Box<Asked>),
     /// `--indexnow-submit`.
     Submit(Box<crate::submit::indexnow::Settings>),
     /// `--google-submit`.
@@ -50,7 +53,8 @@ pub fn request(args: Vec<OsString>) -> Result<Request> {
         let settings = submit::submit_settings(cli).map_err(blame)?;
         return Ok(Request::Submit(Box::new(settings)));
     }
-    Ok(Request::Run(Box::new(
-        settings::settings(cli).map_err(blame)?,
-    )))
+    Ok(match settings::settings(cli).map_err(blame)? {
+        (settings, None) => Request::Run(Box::new(settings)),
+        (settings, Some(asked)) => Request::Explain(Box::new(settings), Box::new(asked)),
+    })
 }

@@ -65,7 +65,7 @@ pub(super) fn key_file(path: &Path, limit: u64, source: &str) -> Result<Vec<u8>>
 
 /// The run's settings: the checks that depend on values (clap has checked how flags combine),
 /// where the outputs go and who owns each path, then one builder per stage.
-pub fn settings(cli: Cli) -> Result<Settings> {
+pub fn settings(cli: Cli) -> Result<(Settings, Option<Asked>)> {
     let indexnow_key = indexnow_key(&cli)?;
     let Some(base) = cli.base_url.clone() else {
         bail!("--base-url is required {HINT}");
@@ -113,11 +113,10 @@ pub fn settings(cli: Cli) -> Result<Settings> {
         Some(page) => Some(Asked::resolve(page, &dir, &base, &decide.mapping)?),
         None => None,
     };
-    Ok(Settings {
+    let settings = Settings {
         state,
         decide,
         walk: walk_settings(&cli, &dir, rules, verbosity, explain.as_ref()),
-        explain,
         publish: publish::Settings {
             root: dir,
             base: base.clone(),
@@ -134,7 +133,8 @@ pub fn settings(cli: Cli) -> Result<Settings> {
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
             usize::from,
         ),
-    })
+    };
+    Ok((settings, explain))
 }
 
 /// How values combine where clap cannot say it: what a format or a mode leaves no room for.

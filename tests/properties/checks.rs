@@ -535,7 +535,9 @@ pub fn config(toml: &str, args: &[String], dir: &Path) {
         sitemapgen::request(argv)
     };
     let err = match request(toml) {
-        Ok(Request::Run(settings)) => return assert_strict_url(&settings.decide.base.join("")),
+        Ok(Request::Run(settings) | Request::Explain(settings, _)) => {
+            return assert_strict_url(&settings.decide.base.join(""));
+        }
         Ok(Request::Submit(settings)) => return assert_strict_url(&settings.base.join("")),
         Ok(Request::GoogleSubmit(settings)) => return assert_strict_url(settings.sitemap.as_str()),
         Ok(Request::Completions(_)) => return,
