@@ -182,6 +182,15 @@ pub fn check(
 ) -> Result<Vec<PathBuf>> {
     let mut targets = Vec::with_capacity(outputs.len());
     for output in outputs {
+        if let Some(device) = native::device(&output.path) {
+            bail!(
+                "{} is named as the device {device} on Windows (with any extension): {} \
+                 would go to the device, not into a file{}",
+                output.what,
+                output.holds.called(),
+                hint(output.holds)
+            );
+        }
         let target = target(output)?;
         let exempt =
             output.holds == Holds::Sitemap && sitemap.is_some_and(Files::has_sitemap_extension);
