@@ -182,14 +182,18 @@ pub fn check(
 ) -> Result<Vec<PathBuf>> {
     let mut targets = Vec::with_capacity(outputs.len());
     for output in outputs {
-        if let Some(device) = native::device(&output.path) {
-            bail!(
-                "{} is named as the device {device} on Windows (with any extension): {} \
-                 would go to the device, not into a file{}",
-                output.what,
-                output.holds.called(),
-                hint(output.holds)
-            );
+        // The file, and its folder, which a run opens to lock it and to make the temp file.
+        for path in [output.path.as_path(), super::dir_of(&output.path)] {
+            if let (Some(device), Some(name)) = (native::device(path), path.file_name()) {
+                bail!(
+                    "{}: {} is the device {device} on Windows (with any extension), not a \
+                     file or folder: {} cannot be written there{}",
+                    output.what,
+                    name.display(),
+                    output.holds.called(),
+                    hint(output.holds)
+                );
+            }
         }
         let target = target(output)?;
         let exempt =

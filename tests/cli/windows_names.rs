@@ -33,7 +33,8 @@ fn device_names_are_left_out_on_windows_and_pages_on_unix() {
         "console.html",
         "nul-page.html",
     ]);
-    let run = site.run(&[]);
+    // -v: every warning shown.
+    let run = site.run(&["-v"]);
     run.success();
     let listed = listed(&site.sitemap_path(), BASE);
     if windows_binary() {
@@ -187,18 +188,23 @@ fn an_output_named_as_a_device_is_refused_on_windows_and_nothing_changes() {
     let site = Site::with_pages(&["index.html"]);
     site.write("sitemap.xml", OLD_SITEMAP);
     let state = site.outside().join("Aux.state");
-    let cases: [(&[&str], &str); 3] = [
+    fs::create_dir(site.outside().join("aux")).unwrap();
+    let cases: [(&[&str], &str); 4] = [
         (
             &["-o", "site/nul.xml"],
-            "-o site/nul.xml is named as the device nul on Windows",
+            "-o site/nul.xml: nul.xml is the device nul on Windows",
         ),
         (
             &["-o", "site/com3"],
-            "-o site/com3 is named as the device com3 on Windows",
+            "-o site/com3: com3 is the device com3 on Windows",
+        ),
+        (
+            &["-o", "aux/sitemap.xml"],
+            "-o aux/sitemap.xml: aux is the device aux on Windows",
         ),
         (
             &["--state", "x.state", "--changes", "prn.changes"],
-            "--changes prn.changes is named as the device prn on Windows",
+            "--changes prn.changes: prn.changes is the device prn on Windows",
         ),
     ];
     for (args, message) in cases {
@@ -219,7 +225,7 @@ fn an_output_named_as_a_device_is_refused_on_windows_and_nothing_changes() {
     let run = site.command(&["--state"]).arg(&state).run();
     if windows_binary() {
         run.expect_code(2)
-            .stderr_has(&["is named as the device Aux on Windows"]);
+            .stderr_has(&["Aux.state is the device Aux on Windows"]);
         assert!(!state.exists());
         assert_eq!(
             fs::read(site.sitemap_path()).unwrap(),

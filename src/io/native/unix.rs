@@ -35,8 +35,8 @@ pub fn unusable_name(_name: &OsStr) -> Option<String> {
     None
 }
 
-/// The device that opening the file name of `path` would reach instead of a file: none on
-/// Unix, where a device is a file of its own (which the outputs' checks refuse).
+/// The device that opening `path` would reach instead of a file or folder: none on Unix,
+/// where a device is a file of its own (which the outputs' checks refuse).
 pub fn device(_path: &Path) -> Option<String> {
     None
 }

@@ -71,8 +71,8 @@ pub fn unusable_name(name: &OsStr) -> Option<String> {
     None
 }
 
-/// The device that opening the file name of `path` would reach instead of a file
-/// (`names::device`): no output is written by such a name.
+/// The device that opening `path` would reach instead of a file or folder, for its last
+/// name (`names::device`; Win32 maps no other): no output is written there.
 pub fn device(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     names::device(name).map(str::to_string)
