@@ -65,7 +65,7 @@ fn device_names_are_left_out_on_windows_and_pages_on_unix() {
         let before = fs::read(site.sitemap_path()).unwrap();
         site.run(&["--strict"])
             .expect_code(1)
-            .stderr_has(&["the device nul on Windows"]);
+            .stderr_has(&["Con.html: the name is that of the device Con on Windows"]);
         assert_eq!(fs::read(site.sitemap_path()).unwrap(), before);
     } else {
         assert_eq!(
