@@ -17,12 +17,15 @@ pub fn device(name: &str) -> Option<&str> {
     let prefix: String = chars.by_ref().take(3).collect();
     let rest = chars.as_str();
     let upper = prefix.to_ascii_uppercase();
-    let device = match (upper.as_str(), rest) {
-        ("CON" | "PRN" | "AUX" | "NUL", "") => true,
-        ("COM" | "LPT", "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9") => true,
-        ("COM" | "LPT", "\u{b9}" | "\u{b2}" | "\u{b3}") => true,
-        _ => false,
-    };
+    let device = matches!(
+        (upper.as_str(), rest),
+        ("CON" | "PRN" | "AUX" | "NUL", "")
+            | (
+                "COM" | "LPT",
+                "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9"
+            )
+            | ("COM" | "LPT", "\u{b9}" | "\u{b2}" | "\u{b3}")
+    );
     device.then_some(stem)
 }
 
