@@ -123,8 +123,10 @@ impl Place {
             (Destination::Stdout, _, Some(files)) => (PathBuf::new(), files.clone()),
             _ => return None,
         };
+        // Compared as the file system compares names (`Files::is_ours`).
+        let dir = native::case_key(dir.as_os_str().as_encoded_bytes()).into_owned();
         Some(OwnOutput::new(move |at, name| {
-            dir.as_os_str().as_encoded_bytes() == at && files.is_ours(native::os_str(name))
+            native::case_key(at) == dir.as_slice() && files.is_ours(native::os_str(name))
         }))
     }
 }

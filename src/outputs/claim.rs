@@ -182,6 +182,19 @@ pub fn check(
 ) -> Result<Vec<PathBuf>> {
     let mut targets = Vec::with_capacity(outputs.len());
     for output in outputs {
+        // The file, and its folder, which a run opens to lock it and to make the temp file.
+        for path in [output.path.as_path(), super::dir_of(&output.path)] {
+            if let (Some(device), Some(name)) = (native::device(path), path.file_name()) {
+                bail!(
+                    "{}: {} is the device {device} on Windows (with any extension), not a \
+                     file or folder: {} cannot be written there{}",
+                    output.what,
+                    name.display(),
+                    output.holds.called(),
+                    hint(output.holds)
+                );
+            }
+        }
         let target = target(output)?;
         let exempt =
             output.holds == Holds::Sitemap && sitemap.is_some_and(Files::has_sitemap_extension);

@@ -183,27 +183,37 @@ impl Files {
 
     /// Whether `name`, in the output's directory, is the output, a shard of it or a sitemap
     /// of this run's groups, in any of our formats (plain or gzipped, XML or text, from this
-    /// run or an earlier one).
+    /// run or an earlier one). Names are compared as the file system compares them
+    /// (`native::case_key`: ignoring case on Windows, where `Sitemap.xml` is `sitemap.xml`).
     pub fn is_ours(&self, name: &OsStr) -> bool {
-        let name = name.as_encoded_bytes();
-        Some(name) == self.path.file_name().map(OsStr::as_encoded_bytes)
+        let key = native::case_key;
+        let (name, stem) = (key(name.as_encoded_bytes()), key(&self.stem));
+        let (name, stem) = (name.as_ref(), stem.as_ref());
+        self.path
+            .file_name()
+            .is_some_and(|own| key(own.as_encoded_bytes()).as_ref() == name)
             || EXTENSIONS.iter().any(|ext| {
-                name.strip_prefix(self.stem.as_slice()) == Some(ext.as_bytes())
-                    || shard_number(name, &self.stem, ext).is_some()
+                name.strip_prefix(stem) == Some(ext.as_bytes())
+                    || shard_number(name, stem, ext).is_some()
                     || self.groups.iter().any(|group| {
-                        group_part(name, &self.stem, ext)
-                            .is_some_and(|(named, _)| named == group.as_bytes())
+                        group_part(name, stem, ext)
+                            .is_some_and(|(named, _)| named == key(group.as_bytes()).as_ref())
                     })
             })
     }
 
     /// Whether `name`, in the output's directory, is named like a file a run of ours with
-    /// this output writes, whatever its groups: the output, a shard, a group's sitemap.
+    /// this output writes, whatever its groups: the output, a shard, a group's sitemap
+    /// (compared as `is_ours` compares).
     pub fn named_like_ours(&self, name: &OsStr) -> bool {
+        let (key, stem) = (
+            native::case_key(name.as_encoded_bytes()),
+            native::case_key(&self.stem),
+        );
         self.is_ours(name)
             || EXTENSIONS
                 .iter()
-                .any(|ext| group_part(name.as_encoded_bytes(), &self.stem, ext).is_some())
+                .any(|ext| group_part(&key, &stem, ext).is_some())
     }
 
     /// What an earlier run left that this one, which writes `written`, does not replace:

@@ -87,7 +87,7 @@ pub(super) fn read_list(
     separator: u8,
 ) -> Result<Vec<PathBuf>> {
     let data = match from {
-        ListFrom::Page(rel) => return Ok(vec![rel.clone()]),
+        ListFrom::Page(rel) => return Ok(vec![usable(rel.clone())?]),
         ListFrom::Stdin => {
             let mut data = Vec::new();
             io::stdin()
@@ -108,7 +108,7 @@ pub(super) fn read_list(
         })
         .filter(|item| !item.is_empty())
         .map(|item| match native::os_str_checked(item) {
-            Some(listed) => inside_root(Path::new(listed), &roots),
+            Some(listed) => inside_root(Path::new(listed), &roots).and_then(usable),
             None => bail!(
                 "listed file {} is not valid Unicode, which no file name here is",
                 String::from_utf8_lossy(item).escape_debug()
@@ -120,6 +120,25 @@ pub(super) fn read_list(
     rels.sort_by_cached_key(|rel| walk_key(rel));
     rels.dedup();
     Ok(rels)
+}
+
+/// `rel`, a listed file, unless the walk would refuse one of its names
+/// (`native::unusable_name`, on Windows): the user named it, so it is an error.
+fn usable(rel: PathBuf) -> Result<PathBuf> {
+    let file_name = rel.file_name();
+    for name in &rel {
+        if let Some(why) = native::unusable_name(name) {
+            match Some(name) == file_name {
+                true => bail!("listed file {}: {why}", shown_path(&rel)),
+                false => bail!(
+                    "listed file {}: {}: {why}",
+                    shown_path(&rel),
+                    shown_path(Path::new(name))
+                ),
+            }
+        }
+    }
+    Ok(rel)
 }
 
 pub(super) const DIR_SYMLINK: &str = "a symlink to a directory (use -L to enter it)";

@@ -26,6 +26,12 @@ pub fn bin() -> PathBuf {
     )
 }
 
+/// Whether the program under test is the Windows build (scripts/windows.sh sets
+/// `SITEMAPGEN_TEST_OS=windows` beside `SITEMAPGEN_TEST_BIN`).
+pub fn windows_binary() -> bool {
+    std::env::var_os("SITEMAPGEN_TEST_OS").is_some_and(|os| os == "windows")
+}
+
 pub fn fixture_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")

@@ -25,4 +25,5 @@ mod serve;
 mod split;
 mod validate;
 mod walk;
+mod windows_names;
 mod workflow;

@@ -6,15 +6,23 @@
 //! the system through its handle.
 //!
 //! Paths are bytes on both: a Unix name is any bytes, and a Windows name is admitted only if
-//! it is valid Unicode (`unicode_name`), so that its bytes are its UTF-8, which is what a URL
+//! it is valid Unicode (`unusable_name`), so that its bytes are its UTF-8, which is what a URL
 //! encodes. The walk's relative paths are joined with `/` on both (`join_rel`); Windows
 //! takes `/` as a separator wherever it takes `\`.
+//!
+//! On Windows a name is also refused where opening it would not reach the file the folder
+//! lists: a device's name (`nul.html`), a name whose final dots or spaces Win32 trims, names
+//! that differ only in case where the file system takes them for one (`Dir::clashes`).
+//! Outputs are named and compared as the file system does (`device`, `case_key`). Unix
+//! opens every name as it is listed and compares names as bytes.
 
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
 pub use unix::*;
 
+#[cfg(any(windows, test))]
+mod names;
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]

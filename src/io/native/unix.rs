@@ -1,5 +1,6 @@
 //! Unix: descriptors (rustix), names as the bytes they are.
 
+use std::borrow::Cow;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
@@ -28,10 +29,21 @@ pub fn os_string(bytes: Vec<u8>) -> OsString {
     OsString::from_vec(bytes)
 }
 
-/// Whether a URL can be made of `name`: always on Unix, where a name is bytes and a URL
-/// percent-encodes them.
-pub fn unicode_name(_name: &OsStr) -> bool {
-    true
+/// Why the walk cannot use a name a directory lists: never on Unix, where a name is bytes
+/// (which a URL percent-encodes) and opening it reaches the file listed.
+pub fn unusable_name(_name: &OsStr) -> Option<String> {
+    None
+}
+
+/// The device that opening `path` would reach instead of a file or folder: none on Unix,
+/// where a device is a file of its own (which the outputs' checks refuse).
+pub fn device(_path: &Path) -> Option<String> {
+    None
+}
+
+/// `name` as the file system compares names: its bytes on Unix.
+pub fn case_key(name: &[u8]) -> Cow<'_, [u8]> {
+    Cow::Borrowed(name)
 }
 
 /// A directory, open: its entries are read and looked at through its descriptor, one short
@@ -55,6 +67,12 @@ impl Dir {
     pub fn id(&self) -> io::Result<(u64, u64)> {
         let stat = rustix::fs::fstat(&self.0)?;
         Ok((stat.st_dev, stat.st_ino))
+    }
+
+    /// The names among `names` that opening by name cannot tell apart: none on Unix, where a
+    /// name opens the file it lists.
+    pub fn clashes(&self, _names: &[(OsString, Kind)]) -> Vec<Vec<usize>> {
+        Vec::new()
     }
 
     /// Its names but `.` and `..`, with their types as the directory gives them, unordered;

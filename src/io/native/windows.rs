@@ -3,6 +3,7 @@
 //! on a directory (Windows locks no directory). A link (a symlink or a junction) is looked
 //! at without being followed, as on Unix; any other reparse point is no regular file.
 
+use std::borrow::Cow;
 use std::ffi::{OsStr, OsString, c_void};
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -24,7 +25,7 @@ use windows_sys::Win32::System::Threading::{
     CreateMutexW, INFINITE, ReleaseMutex, WaitForSingleObject,
 };
 
-use super::{Identity, Kind, Meta, Opened};
+use super::{Identity, Kind, Meta, Opened, names};
 use crate::known::Stamp;
 
 /// `bytes` as a name or path. Every path the run holds on Windows is valid Unicode (names
@@ -45,11 +46,44 @@ pub fn os_string(bytes: Vec<u8>) -> OsString {
     OsString::from(String::from_utf8(bytes).unwrap_or_default())
 }
 
-/// Whether a URL can be made of `name`: only of valid Unicode, whose UTF-8 a URL
-/// percent-encodes. A name holding a lone UTF-16 surrogate has no such bytes; guessed, it
-/// would be listed under a URL that names no file.
-pub fn unicode_name(name: &OsStr) -> bool {
-    name.to_str().is_some()
+/// Why the walk cannot use a name a directory lists: a URL is made only of valid Unicode,
+/// whose UTF-8 it percent-encodes (a name holding a lone UTF-16 surrogate has no such bytes;
+/// guessed, it would be listed under a URL that names no file); and opening the name must
+/// reach the file listed, which Win32 does not for a device's name nor for a name ending in
+/// a dot or a space (`names`).
+pub fn unusable_name(name: &OsStr) -> Option<String> {
+    let Some(name) = name.to_str() else {
+        return Some("the name is not valid Unicode, which no URL can name".to_string());
+    };
+    if let Some(device) = names::device(name) {
+        return Some(format!(
+            "the name is that of the device {device} on Windows, which opening it would reach \
+             instead of the file"
+        ));
+    }
+    if names::trimmed(name) {
+        return Some(
+            "the name ends in a dot or a space, which Windows drops when it opens a file, \
+             reaching another"
+                .to_string(),
+        );
+    }
+    None
+}
+
+/// The device that opening `path` would reach instead of a file or folder, for its last
+/// name (`names::device`; Win32 maps no other): no output is written there.
+pub fn device(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    names::device(name).map(str::to_string)
+}
+
+/// `name` as the file system compares names: ignoring case (`names::key`).
+pub fn case_key(name: &[u8]) -> Cow<'_, [u8]> {
+    match std::str::from_utf8(name) {
+        Ok(name) => Cow::Owned(names::key(name).into_bytes()),
+        Err(_) => Cow::Borrowed(name),
+    }
 }
 
 /// A directory: its entries are read and looked at by their paths.
@@ -85,6 +119,32 @@ impl Dir {
             names.push((entry.file_name(), kind(&meta)));
         }
         Ok(names)
+    }
+
+    /// The groups of `names` (by index) that differ only in case (`names::clashes`) and that
+    /// opening by name cannot tell apart: a case-sensitive folder lists them apart, and a
+    /// case-insensitive lookup may reach one file for them all. A group is kept when each
+    /// of its names reaches a file of its own (were any lookup to fold case, two names would
+    /// reach the one file it finds first); names the walk refuses anyway are not opened.
+    pub fn clashes(&self, names: &[(OsString, Kind)]) -> Vec<Vec<usize>> {
+        let mut groups = names::clashes(names.iter().map(|(name, _)| name.to_string_lossy()));
+        for group in &mut groups {
+            group.retain(|&n| unusable_name(&names[n].0).is_none());
+        }
+        groups.retain(|group| {
+            if group.len() < 2 {
+                return false;
+            }
+            let mut ids = Vec::with_capacity(group.len());
+            for &n in group {
+                match self.stat(&names[n].0, false) {
+                    Ok(meta) if !ids.contains(&meta.id) => ids.push(meta.id),
+                    _ => return true,
+                }
+            }
+            false
+        });
+        groups
     }
 
     /// The stat of `name` in it, of its target if `follow` and it is a link.

@@ -73,7 +73,7 @@ impl<P: Prepare> Reader<'_, P> {
                     Err((path, err)) => return items.push(event(unreadable(&path, err))),
                 };
                 let names = match names(&open.dir, entries_buf) {
-                    Ok(names) => names,
+                    Ok(names) => without_clashes(&open, names, items),
                     Err(err) => return items.push(event(unreadable(&open.path, err))),
                 };
                 let open = Arc::new(open);
@@ -138,11 +138,8 @@ impl<P: Prepare> Reader<'_, P> {
                 rel: native::join_rel(&open.rel, &name),
                 name: &name,
             };
-            if !native::unicode_name(&name) {
-                let problem = format!(
-                    "{}: the name is not valid Unicode, which no URL can name",
-                    shown_path(&entry.path())
-                );
+            if let Some(why) = native::unusable_name(&name) {
+                let problem = format!("{}: {why}", shown_path(&entry.path()));
                 items.push(event(Event::Warning(
                     Warning::Unusable,
                     problem,
@@ -319,6 +316,45 @@ fn names(dir: &Dir, buf: &mut [MaybeUninit<u8>]) -> io::Result<Vec<(OsString, Ki
     let mut names = dir.names(buf)?;
     names.sort_by(|(a, _), (b, _)| sort_key(a).cmp(&sort_key(b)));
     Ok(names)
+}
+
+/// `names` of `open` but those that opening by name cannot tell apart (`Dir::clashes`, on
+/// Windows), each group of them named in a warning: none is guessed.
+fn without_clashes<T>(
+    open: &Open,
+    mut names: Vec<(OsString, Kind)>,
+    items: &mut Vec<Item<T>>,
+) -> Vec<(OsString, Kind)> {
+    let clashes = open.dir.clashes(&names);
+    if clashes.is_empty() {
+        return names;
+    }
+    let mut left_out = vec![false; names.len()];
+    for group in clashes {
+        let paths: Vec<String> = group
+            .iter()
+            .map(|&n| shown_path(&native::join_rel(&open.path, &names[n].0)))
+            .collect();
+        let problem = format!(
+            "{}: the names differ only in case, and Windows does not open a file of its own for each \
+             here",
+            paths.join(", ")
+        );
+        items.push(event(Event::Warning(
+            Warning::Unusable,
+            problem,
+            "none listed",
+        )));
+        for n in group {
+            left_out[n] = true;
+        }
+    }
+    let mut n = 0;
+    names.retain(|_| {
+        n += 1;
+        !left_out[n - 1]
+    });
+    names
 }
 
 /// A directory or entry the walk cannot read: past PATH_MAX (where no URL can be short
