@@ -283,8 +283,9 @@ impl Written<Temp> {
     }
 }
 
-/// A file replaced with a way back: the previous version stays linked under a temp name
-/// until `keep` (or `undo` puts it back). There is no moment without the file.
+/// A file replaced with a way back: the previous version stays under a temp name until
+/// `keep` (or `undo` puts it back), linked on Unix, so that there is no moment without the
+/// file, moved aside on Windows (`native::set_aside`).
 pub struct Replaced {
     target: PathBuf,
     previous: Option<NamedTempFile<File>>,
@@ -298,10 +299,7 @@ impl Replaced {
                     let link = tempfile::Builder::new()
                         .prefix(TEMP_PREFIX)
                         .suffix(TEMP_SUFFIX)
-                        .make_in(dir_of(target), |path| {
-                            fs::hard_link(target, path)?;
-                            File::open(path)
-                        })?;
+                        .make_in(dir_of(target), |path| native::set_aside(target, path))?;
                     if lock_new(link.as_file(), link.path())? {
                         return Ok(link);
                     }

@@ -296,3 +296,23 @@ fn outputs_are_compared_as_windows_compares_names() {
         assert_eq!(fs::read(site.path("SITEMAP.XML")).unwrap(), b"my notes\n");
     }
 }
+
+#[test]
+fn a_state_read_by_the_run_is_replaced_on_every_platform_and_no_temp_file_stays() {
+    // Windows does not rename over a file that is open: the previous state, kept for a way
+    // back while the new one is published, must not hold the name it leaves.
+    let site = Site::with_pages(&["index.html", "a.html"]);
+    let state = site.outside().join("sitemap.state");
+    let state_arg = state.to_str().unwrap();
+    site.run(&["--state", state_arg]).success();
+    let files = site.all_files();
+    site.write("b.html", "<html><body>b</body></html>");
+    site.run(&["--state", state_arg])
+        .success()
+        .stderr_has(&["since the state: 1 added, 0 removed"]);
+    let text = fs::read_to_string(&state).unwrap();
+    assert!(text.contains("\n/b.html "), "{text}");
+    let mut now = site.all_files();
+    now.retain(|path| !path.ends_with("b.html"));
+    assert_eq!(now, files, "a temp file stayed");
+}

@@ -196,6 +196,13 @@ fn identity_of_meta(meta: &std::fs::Metadata) -> Identity {
     }
 }
 
+/// Keeps the file at `target` also at `aside` (a new name), to be replaced with a way back:
+/// a hard link, so that there is no moment without a file at `target`. Returns it opened.
+pub fn set_aside(target: &Path, aside: &Path) -> io::Result<File> {
+    std::fs::hard_link(target, aside)?;
+    File::open(aside)
+}
+
 /// A temp file of ours is made readable by all, less the umask, as any new file: web
 /// servers must read what it becomes.
 pub fn readable_by_all(builder: &mut tempfile::Builder) {

@@ -18,7 +18,8 @@ use windows_sys::Win32::Foundation::{
 };
 use windows_sys::Win32::Storage::FileSystem::{
     BY_HANDLE_FILE_INFORMATION, FILE_ATTRIBUTE_REPARSE_POINT, FILE_BASIC_INFO,
-    FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, FILE_READ_ATTRIBUTES, FileBasicInfo,
+    FILE_FLAG_BACKUP_SEMANTICS, FILE_FLAG_OPEN_REPARSE_POINT, FILE_READ_ATTRIBUTES,
+    FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, FileBasicInfo,
     GetFileInformationByHandle, GetFileInformationByHandleEx,
 };
 use windows_sys::Win32::System::Threading::{
@@ -267,6 +268,24 @@ pub fn identity_of(file: &File) -> io::Result<Identity> {
 
 /// Nothing to do: a new file takes its folder's permissions, which web servers read.
 pub fn readable_by_all(_builder: &mut tempfile::Builder) {}
+
+/// Keeps the file at `target` at `aside` (a new name), to be replaced with a way back:
+/// moved there, not linked. Windows does not replace a file that is open, and the one set
+/// aside stays open (locked) until the replacement is kept, so for a moment there is no
+/// file at `target`. Returns it opened, still to be renamed back.
+pub fn set_aside(target: &Path, aside: &Path) -> io::Result<File> {
+    // The name is taken first (failing if another file has it), as a link would be: a
+    // rename on Windows replaces what is there.
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(aside)?;
+    fs::rename(target, aside)?;
+    OpenOptions::new()
+        .read(true)
+        .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
+        .open(aside)
+}
 
 /// Held while a run publishes into a directory. Windows locks no directory (and a lock file
 /// would be written into the site), so two runs take turns on a mutex named after the
