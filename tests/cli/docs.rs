@@ -226,12 +226,10 @@ fn the_readme_install_and_test_commands_are_what_the_checkout_and_ci_run() {
     let test = readme_block("Run the tests");
     assert_eq!(test, ["scripts/test.sh"], "one command");
     let ci = read(".ci/run");
-    let last = ci
-        .lines()
-        .rev()
-        .find(|line| !line.trim().is_empty())
-        .unwrap();
-    assert_eq!(last, test[0], ".ci/run ends with README's test command");
+    assert!(
+        ci.lines().any(|line| line == test[0]),
+        ".ci/run runs README's test command"
+    );
     assert!(top.join(&test[0]).is_file());
 }
 
