@@ -363,7 +363,7 @@ pub fn arrange(
         }
         Destination::File(files) => files,
     };
-    let mut named: Vec<(OsString, Done)> = if files.groups().is_empty() {
+    let mut named: Vec<(OsString, Done)> = if !files.indexed() {
         let mut shards: Vec<Done> = done.into_iter().flatten().collect();
         if shards.len() == 1 {
             return Ok(vec![(files.target.clone(), shards.remove(0).written)]);
