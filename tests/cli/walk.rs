@@ -154,7 +154,7 @@ fn summary_quiet_and_verbose() {
     run.success();
     let summary = format!(
         "wrote 2 URLs to {} (1 file that is not a page)\n",
-        site.sitemap_path().display()
+        site.shown("sitemap.xml")
     );
     assert_eq!(run.stderr(), summary);
     assert_eq!(site.run(&["-q"]).success().stderr(), "");
@@ -454,4 +454,17 @@ fn include_also_adds_to_the_default_pages_or_the_includes() {
     site.run(&["--include-also", "docs/"])
         .expect_code(2)
         .stderr_has(&["--include-also \"docs/\" names a directory"]);
+}
+
+#[test]
+fn the_exit_status_is_the_runs_own_however_its_walk_threads_end() {
+    // The walk's threads end just before a run that found no page exits with 1. Under Wine a
+    // thread still ending when the process exits once made one run in four exit with 0.
+    let site = Site::empty();
+    site.write("style.css", "");
+    for _ in 0..20 {
+        site.run(&["-j", "8"])
+            .expect_code(1)
+            .stderr_has(&["no pages in"]);
+    }
 }

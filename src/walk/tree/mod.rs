@@ -73,38 +73,59 @@ pub(super) fn walk<P: Prepare>(
         },
     );
     thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| work(&shared, &reader));
-        }
-        // However the caller's loop ends (an error, a panic), the threads stop.
-        let _stop = Stop(&shared);
-        // Result buffers handed on and emptied, to be given back to the threads.
-        let mut emptied = Vec::new();
-        let Some(root) = shared.take(&[], &mut emptied) else {
-            return Ok(());
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| scope.spawn(|| work(&shared, &reader)))
+            .collect();
+        let handed_on = {
+            // However the caller's loop ends (an error, a panic), the threads stop.
+            let _stop = Stop(&shared);
+            hand_on(&shared, &mut on_walked)
         };
-        let mut stack = vec![(Vec::new(), VecDeque::from(root))];
-        while let Some((place, items)) = stack.last_mut() {
-            match items.pop_front() {
-                None => {
-                    if let Some((_, items)) = stack.pop() {
-                        emptied.push(Vec::from(items));
-                    }
-                }
-                Some(Item::Page(page)) => on_walked(Walked::Page(page))?,
-                Some(Item::Event(event)) => on_walked(Walked::Event(event))?,
-                Some(Item::Job(index)) => {
-                    let child = child(place, index);
-                    // None: a thread panicked; the scope passes the panic on.
-                    let Some(items) = shared.take(&child, &mut emptied) else {
-                        return Ok(());
-                    };
-                    stack.push((child, VecDeque::from(items)));
+        // Each thread is joined, not only waited for by the scope, which waits until their
+        // work returns, not until they have ended: the run never exits while one is still
+        // ending. Wine (10.0) counts such a thread out twice when the process ends and then
+        // ends the process with that thread's status, 0, whatever the run's own.
+        for worker in workers {
+            worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+        handed_on
+    })
+}
+
+/// Hands the threads' results on to `on_walked` in the order of a walk on one thread: depth
+/// first, each directory's items in their order.
+fn hand_on<T>(
+    shared: &Shared<T>,
+    on_walked: &mut impl FnMut(Walked<T>) -> Result<()>,
+) -> Result<()> {
+    // Result buffers handed on and emptied, to be given back to the threads.
+    let mut emptied = Vec::new();
+    let Some(root) = shared.take(&[], &mut emptied) else {
+        return Ok(());
+    };
+    let mut stack = vec![(Vec::new(), VecDeque::from(root))];
+    while let Some((place, items)) = stack.last_mut() {
+        match items.pop_front() {
+            None => {
+                if let Some((_, items)) = stack.pop() {
+                    emptied.push(Vec::from(items));
                 }
             }
+            Some(Item::Page(page)) => on_walked(Walked::Page(page))?,
+            Some(Item::Event(event)) => on_walked(Walked::Event(event))?,
+            Some(Item::Job(index)) => {
+                let child = child(place, index);
+                // None: a thread panicked; joining it passes the panic on.
+                let Some(items) = shared.take(&child, &mut emptied) else {
+                    return Ok(());
+                };
+                stack.push((child, VecDeque::from(items)));
+            }
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// What the walk gives, in a directory's order: a page (prepared) or an event, or where the
