@@ -20,14 +20,19 @@ impl fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// Whether a write failed because its reader has gone (`sitemapgen -o - … | head`): a
+/// closed pipe, which Windows reports as ERROR_NO_DATA (Rust's BrokenPipe) and Wine as
+/// ERROR_PIPE_NOT_CONNECTED (233).
+pub fn reader_gone(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::BrokenPipe || (cfg!(windows) && err.raw_os_error() == Some(233))
+}
+
 /// The exit status of a run that failed with `err`: 0 when a reader closed the pipe early
 /// (`sitemapgen -o - … | head`), which is no failure.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    let broken_pipe = err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-    });
+    let broken_pipe = err
+        .chain()
+        .any(|cause| cause.downcast_ref::<io::Error>().is_some_and(reader_gone));
     if broken_pipe {
         0
     } else if err.is::<UsageError>() {

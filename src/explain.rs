@@ -14,6 +14,7 @@ use anyhow::{Result, bail};
 
 use crate::decide::Decider;
 use crate::entry::Entry;
+use crate::error::reader_gone;
 use crate::io::native;
 use crate::report::Report;
 use crate::run::Settings;
@@ -147,7 +148,7 @@ pub fn explain(settings: &Settings, asked: &Asked) -> Result<()> {
     decider.finish(&mut report)?;
     let told = told(settings, asked, listed.as_ref(), report.take_trail());
     match io::stdout().lock().write_all(told.as_bytes()) {
-        Err(err) if err.kind() != io::ErrorKind::BrokenPipe => Err(err.into()),
+        Err(err) if !reader_gone(&err) => Err(err.into()),
         _ => Ok(()),
     }
 }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 
-use sitemapgen::error::{EXIT_RUNTIME, EXIT_USAGE, exit_code};
+use sitemapgen::error::{EXIT_RUNTIME, EXIT_USAGE, exit_code, reader_gone};
 use sitemapgen::{Request, cli, run, to_stderr};
 
 fn main() -> ExitCode {
@@ -29,9 +29,7 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut cli::command(), "sitemapgen", &mut script);
             // A reader that stops early (`| head`) is no failure.
             return match io::stdout().lock().write_all(&script) {
-                Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
-                    fail(&err.into(), EXIT_RUNTIME)
-                }
+                Err(err) if !reader_gone(&err) => fail(&err.into(), EXIT_RUNTIME),
                 _ => ExitCode::SUCCESS,
             };
         }
