@@ -209,6 +209,15 @@ fn inside_root(listed: &Path, roots: &[PathBuf]) -> Result<PathBuf> {
             shown_path(listed)
         );
     }
+    // On Windows a path from the current drive's root (`\site\a.html`) is absolute too: it
+    // is made whole (`C:\site\a.html`), as DIR's roots are.
+    let whole;
+    let listed = if listed.has_root() && !listed.is_absolute() {
+        whole = std::path::absolute(listed)?;
+        &whole
+    } else {
+        listed
+    };
     let rel = if listed.is_absolute() {
         roots
             .iter()
