@@ -135,7 +135,10 @@ fn the_stylesheet_is_written_once_and_never_over_someone_elses() {
     site.run(&["--write-xsl", "--lastmod", "2020-01-01"])
         .expect_code(2)
         .stderr_has(&[
-            &format!("{} exists and holds something else", xsl.display()),
+            &format!(
+                "{} exists and holds something else",
+                site.shown("sitemap.xsl")
+            ),
             "than sitemapgen's stylesheet",
         ]);
     assert_eq!(fs::read(site.sitemap_path()).unwrap(), sitemap);

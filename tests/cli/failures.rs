@@ -6,7 +6,7 @@ use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 
-use crate::harness::{Cmd, Site};
+use crate::harness::{Cmd, Site, os_says};
 use crate::validate;
 
 /// A site with a sitemap from an earlier run; returns it with that sitemap's bytes.
@@ -128,7 +128,10 @@ fn dir_must_be_a_directory() {
         .arg(site.path("missing"))
         .run()
         .expect_code(2)
-        .stderr_has(&["error: DIR", "missing: No such file or directory"]);
+        .stderr_has(&[
+            "error: DIR",
+            &format!("missing: {}", os_says("No such file or directory")),
+        ]);
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use filetime::{FileTime, set_file_mtime};
 
-use crate::harness::{BASE, Cmd, Site, bin, is_root, skip_outside_ci};
+use crate::harness::{BASE, Cmd, Site, bin, is_root, skip_outside_ci, windows_binary};
 use crate::validate::{self, UrlRecord, locs};
 
 /// Our temp files (`.sitemapgen-XXXXXX.tmp`) anywhere in or beside the site.
@@ -1122,12 +1122,14 @@ fn a_name_with_each_byte_from_1_to_255_is_listed_and_decodes_back() {
 #[test]
 fn names_of_255_bytes_are_listed_and_decode_back() {
     let site = Site::with_pages(&["index.html"]);
-    let names: Vec<Vec<u8>> = vec![
+    let mut names: Vec<Vec<u8>> = vec![
         [vec![b'x'; 250], b".html".to_vec()].concat(),
         [vec![0xff; 250], b".html".to_vec()].concat(),
         ["\u{e9}".repeat(125).into_bytes(), b".html".to_vec()].concat(),
         [vec![b'%'; 250], b".html".to_vec()].concat(),
     ];
+    // A Windows name is Unicode.
+    names.retain(|name| !windows_binary() || std::str::from_utf8(name).is_ok());
     for name in &names {
         assert_eq!(name.len(), 255);
         site.page(name);

@@ -32,6 +32,20 @@ pub fn windows_binary() -> bool {
     std::env::var_os("SITEMAPGEN_TEST_OS").is_some_and(|os| os == "windows")
 }
 
+/// How the program under test words an OS error it passes on (std's text): as on Linux, or
+/// as the Windows build does under Wine (the system's text, which Windows itself words
+/// otherwise; a folder that is a file is found out by the build, which says only the kind).
+pub fn os_says(linux: &'static str) -> &'static str {
+    if !windows_binary() {
+        return linux;
+    }
+    match linux {
+        "No such file or directory" => "File not found.",
+        "Not a directory" => "not a directory",
+        other => panic!("no Windows wording is known for {other:?}"),
+    }
+}
+
 pub fn fixture_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
@@ -94,6 +108,14 @@ impl Site {
 
     pub fn sitemap_path(&self) -> PathBuf {
         self.root.join("sitemap.xml")
+    }
+
+    /// `rel` in the site as the program under test names it in a message: DIR as it was
+    /// given, then `rel` joined with the platform's separator (`\` in the Windows build).
+    pub fn shown(&self, rel: &str) -> String {
+        let separator = if windows_binary() { "\\" } else { "/" };
+        let rel = rel.replace('/', separator);
+        format!("{}{separator}{rel}", self.root.display())
     }
 
     /// `sitemapgen ARGS DIR` with the default base URL unless ARGS names one.

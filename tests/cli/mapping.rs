@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime};
 
 use filetime::{FileTime, set_file_mtime};
 
-use crate::harness::{BASE, OLD_SITEMAP, Site};
+use crate::harness::{BASE, OLD_SITEMAP, Site, windows_binary};
 use crate::validate::{self, locs};
 
 fn sitemap_locs(site: &Site, args: &[&str]) -> Vec<String> {
@@ -27,8 +27,19 @@ fn tricky_names_are_percent_encoded_byte_for_byte() {
         (b"it's&(ok)!.html", "it's&(ok)!.html"),
         (b"\"<>\\^`{|}.html", "%22%3C%3E%5C%5E%60%7B%7C%7D.html"),
         (b"dir \xe2\x9c\x93/x.html", "dir%20%E2%9C%93/x.html"),
+        (b"x#y^`{}.html", "x%23y%5E%60%7B%7D.html"),
     ];
-    for (name, _) in cases {
+    // Those a Windows name can be: Unicode, without a control character or `"*:<>?\|`.
+    let cases: Vec<_> = cases
+        .iter()
+        .filter(|(name, _)| {
+            !windows_binary()
+                || std::str::from_utf8(name).is_ok_and(|name| {
+                    !name.contains(|c: char| c.is_control() || "\"*:<>?\\|".contains(c))
+                })
+        })
+        .collect();
+    for (name, _) in &cases {
         site.page(name);
     }
     let mut expected: Vec<String> = cases

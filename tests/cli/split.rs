@@ -357,7 +357,15 @@ fn a_failure_mid_split_leaves_the_previous_index_and_shards() {
     fs::remove_dir(site.path("sitemap-3.b.xml")).unwrap();
     site.run(&["--max-urls", "2"]).success();
     assert_eq!(snapshot(&site), before);
+    assert_eq!(site.all_files(), files_before, "a temp file was left");
+}
 
+#[test]
+fn a_write_past_the_file_size_limit_mid_split_leaves_the_previous_index_and_shards() {
+    let site = numbered_site(5);
+    site.run(&["--max-urls", "2"]).success();
+    let before = snapshot(&site);
+    let files_before = site.all_files();
     // A write that fails part way: no file may grow past 2 blocks (1 or 2 KiB); the first
     // shard stays under that, the second, of long URLs, does not.
     let long = format!("{}/{}", "y".repeat(230), "z".repeat(230));

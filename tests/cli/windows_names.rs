@@ -316,3 +316,28 @@ fn a_state_read_by_the_run_is_replaced_on_every_platform_and_no_temp_file_stays(
     now.retain(|path| !path.ends_with("b.html"));
     assert_eq!(now, files, "a temp file stayed");
 }
+
+#[test]
+fn each_test_the_windows_run_skips_is_named_once_and_says_why() {
+    let list = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/cli/unix-only.txt"
+    ))
+    .unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for line in list
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+    {
+        let (name, why) = line.split_once("  ").unwrap_or((line, ""));
+        assert!(!why.trim().is_empty(), "no reason given: {line}");
+        assert!(seen.insert(name), "named twice: {name}");
+        let (module, test) = name.split_once("::").unwrap();
+        let file = format!("{}/tests/cli/{module}.rs", env!("CARGO_MANIFEST_DIR"));
+        let source = fs::read_to_string(&file).unwrap_or_default();
+        assert!(
+            source.contains(&format!("\nfn {test}() {{")),
+            "{name} is no test in {file}"
+        );
+    }
+}
