@@ -6,11 +6,10 @@
 # chroot, bind mounts); CI (.ci/run) runs it as root. Then:
 #   - the .exe must write the Linux build's bytes for every real fixture site
 #     (fixtures/real/*), each run on its own copy with the same arguments;
-#   - the CLI tests of what Windows does its own way run against the .exe under Wine (the
-#     harness takes the program from SITEMAPGEN_TEST_BIN).
-# `tests` runs the whole CLI suite against it instead, but the tests tests/cli/unix-only.txt
-# names, with its reasons; that run does not pass yet, and CI does not run it.
-# Usage: scripts/windows.sh [all|setup|build|fixtures|names|tests|down] (default all).
+#   - the CLI suite runs against the .exe under Wine (the harness takes the program from
+#     SITEMAPGEN_TEST_BIN), but the tests tests/cli/unix-only.txt names, with its reasons.
+# Usage: scripts/windows.sh [all|setup|build|fixtures|tests [NAME...]|down] (default all);
+# `tests NAME...` runs only the tests named (whole names, as `cargo test -- --exact` takes).
 # SITEMAPGEN_WIN_CHROOT names the chroot's folder (default /opt/win-chroot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -164,38 +163,26 @@ fixtures() {
   return $failed
 }
 
-# CLI tests against the .exe: the Windows build as the harness's program (SITEMAPGEN_TEST_BIN,
-# SITEMAPGEN_TEST_OS), temp dirs in the checkout, which is at the same path inside.
-wine_tests() {
-  mkdir -p "$repo/target/wine-tmp"
-  TMPDIR=$repo/target/wine-tmp SITEMAPGEN_TEST_OS=windows SITEMAPGEN_TEST_BIN=$wrapper \
-    cargo test --test cli -- "$@"
-}
-
-# The tests of what Windows does its own way (tests/cli/windows_names.rs), one at a time:
-# twice, with runs side by side under load, Wine gave a run's exit status as 0 after the
-# run said an error.
-names() {
-  wine_tests windows_names:: --test-threads 1
-}
-
-# The whole CLI suite but the Unix-only tests (tests/cli/unix-only.txt).
+# The CLI suite against the .exe, but the tests tests/cli/unix-only.txt names: the Windows
+# build as the harness's program (SITEMAPGEN_TEST_BIN, SITEMAPGEN_TEST_OS), temp dirs in the
+# checkout, which is at the same path inside.
 tests() {
   local skips=()
   while read -r name _; do
     case $name in '' | '#'*) continue ;; esac
     skips+=(--skip "$name")
   done <tests/cli/unix-only.txt
-  wine_tests --exact "${skips[@]}"
+  mkdir -p "$repo/target/wine-tmp"
+  TMPDIR=$repo/target/wine-tmp SITEMAPGEN_TEST_OS=windows SITEMAPGEN_TEST_BIN=$wrapper \
+    cargo test --test cli -- --exact "${skips[@]}" "$@"
 }
 
 case ${1:-all} in
-  all) setup; build; trap down EXIT; fixtures; names ;;
+  all) setup; build; trap down EXIT; fixtures; tests ;;
   setup) setup ;;
   build) setup; build ;;
   fixtures) setup; build; fixtures ;;
-  names) setup; build; names ;;
-  tests) setup; build; tests ;;
+  tests) shift; setup; build; tests "$@" ;;
   down) down ;;
-  *) echo "usage: scripts/windows.sh [all|setup|build|fixtures|names|tests|down]" >&2; exit 2 ;;
+  *) echo "usage: scripts/windows.sh [all|setup|build|fixtures|tests [NAME...]|down]" >&2; exit 2 ;;
 esac
