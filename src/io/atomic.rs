@@ -284,8 +284,8 @@ impl Written<Temp> {
 }
 
 /// A file replaced with a way back: the previous version stays under a temp name until
-/// `keep` (or `undo` puts it back), linked on Unix, so that there is no moment without the
-/// file, moved aside on Windows (`native::set_aside`).
+/// `keep` (or `undo` puts it back), linked on Unix and copied on Windows
+/// (`native::set_aside`), so that there is no moment without the file.
 pub struct Replaced {
     target: PathBuf,
     previous: Option<NamedTempFile<File>>,

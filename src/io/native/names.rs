@@ -137,6 +137,16 @@ mod tests {
         assert_eq!(key("SITEMAP-1.B.XML"), "sitemap-1.b.xml");
         assert_eq!(key("\u{c9}t\u{e9}.XML"), key("\u{e9}T\u{c9}.xml"));
         assert_eq!(key("\u{e9}.xml"), "\u{c9}.xml");
+        // An ASCII name in lower case is its own key (`case_key` makes no copy of it).
+        for name in [
+            "index.html",
+            "a/b-c_d.1.html",
+            "sitemap-1.b.xml",
+            "",
+            "~$[1]",
+        ] {
+            assert_eq!(key(name), name);
+        }
         let names = [
             "A.html", "B.html", "a.html", "b", "c.html", "\u{c9}", "\u{e9}", "a.HTML",
         ];

@@ -81,6 +81,11 @@ pub fn device(path: &Path) -> Option<String> {
 
 /// `name` as the file system compares names: ignoring case (`names::key`).
 pub fn case_key(name: &[u8]) -> Cow<'_, [u8]> {
+    // Most names are ASCII in lower case: their key is themselves, and no copy is made for
+    // each of the walk's entries.
+    if name.iter().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        return Cow::Borrowed(name);
+    }
     match std::str::from_utf8(name) {
         Ok(name) => Cow::Owned(names::key(name).into_bytes()),
         Err(_) => Cow::Borrowed(name),
@@ -270,17 +275,17 @@ pub fn identity_of(file: &File) -> io::Result<Identity> {
 pub fn readable_by_all(_builder: &mut tempfile::Builder) {}
 
 /// Keeps the file at `target` at `aside` (a new name), to be replaced with a way back:
-/// moved there, not linked. Windows does not replace a file that is open, and the one set
-/// aside stays open (locked) until the replacement is kept, so for a moment there is no
-/// file at `target`. Returns it opened, still to be renamed back.
+/// copied there. Not linked, as on Unix: Windows does not replace a file that is open by any
+/// of its names, and the one kept stays open (locked) until the replacement is kept. Not
+/// moved: the file stays at `target` until its replacement takes its place, so a run that
+/// dies between the two leaves it whole. Returns the copy opened.
 pub fn set_aside(target: &Path, aside: &Path) -> io::Result<File> {
-    // The name is taken first (failing if another file has it), as a link would be: a
-    // rename on Windows replaces what is there.
+    // The name is taken first (failing if another file has it), as a link would be.
     OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(aside)?;
-    fs::rename(target, aside)?;
+    fs::copy(target, aside)?;
     OpenOptions::new()
         .read(true)
         .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
