@@ -96,6 +96,14 @@ fn sphinx_dirhtml() {
     assert_generator_urls("sphinx-dirhtml", &[], &["404/", "search/"], &[]);
 }
 
+/// Zensical, Material's successor, building the same docs from the same `mkdocs.yml`: the
+/// same URLs as its sitemap (which gives no dates), with the same exclude as under MkDocs
+/// for the templates it copies into the site.
+#[test]
+fn zensical_on_a_mkdocs_config() {
+    assert_generator_urls("zensical", &["--exclude", "overrides/"], &[], &[]);
+}
+
 #[test]
 fn mkdocs_material_with_i18n_and_redirects() {
     // Starlette's docs keep Jinja templates under docs/ (its custom_dir), which MkDocs copies
