@@ -635,6 +635,73 @@ fn astro_i18n_gives_the_alternates_astrojs_sitemap_writes() {
     );
 }
 
+/// Docusaurus builds each locale with this plugin's module loaded afresh: what the default
+/// locale's build knows (its pages' sources) reaches the last locale's run on disk, so every
+/// page of both locales is dated by its own source's commit (the French home page, with no
+/// translation, by the English source it is built from), on the first build and the next.
+#[test]
+fn docusaurus_locales_date_every_page_by_its_source_after_the_last_build() {
+    let Some((docusaurus, project)) = project("docusaurus") else {
+        return;
+    };
+    let site = Site::empty();
+    let dir = project.dir.path().join("docusaurus-i18n-dates");
+    let files = [
+        ("src/pages/index.md", "# Home\n\nWelcome.\n"),
+        ("docs/intro.md", "# Intro\n\nStart here.\n"),
+        (
+            "i18n/fr/docusaurus-plugin-content-docs/current/intro.md",
+            "# Intro\n\nCommencez ici.\n",
+        ),
+    ];
+    write_files(&dir, &files.map(|(f, t)| (f.to_string(), t.to_string())));
+    let offline = switch::nowhere();
+    fs::write(
+        dir.join("docusaurus.config.js"),
+        format!(
+            "export default {{\n  title: 'Demo',\n  url: '{}',\n  baseUrl: '/',\n  \
+               i18n: {{ defaultLocale: 'en', locales: ['en', 'fr'] }},\n  \
+               presets: [['classic', {{ blog: false, sitemap: false }}]],\n  \
+               plugins: ['sitemapgen-cli/docusaurus'],\n}};\n",
+            offline.trim_end_matches('/')
+        ),
+    )
+    .unwrap();
+    let dated = [
+        ("src/pages/index.md", "2021-02-03T04:05:06+01:00"),
+        ("docs/intro.md", "2022-05-06T07:08:09+02:00"),
+        (
+            "i18n/fr/docusaurus-plugin-content-docs/current/intro.md",
+            "2023-08-09T10:11:12+03:00",
+        ),
+    ];
+    switch::commit_each(&dir, &dated);
+    let out = site.root.to_str().unwrap();
+    let args = ["build", "--out-dir", out];
+    let expected: BTreeMap<String, String> = [
+        ("", dated[0].1),
+        ("fr/", dated[0].1),
+        ("docs/intro", dated[1].1),
+        ("fr/docs/intro", dated[2].1),
+    ]
+    .into_iter()
+    .map(|(path, date)| (format!("{offline}{path}"), date.to_string()))
+    .collect();
+    for build_number in [1, 2] {
+        let (output, log) = build_ci(&docusaurus, "", &dir, &args, "");
+        succeeded(&output);
+        assert!(!log.contains("[sitemapgen] warning"), "{log}");
+        let dates = switch::dates(&site.sitemap_path(), &offline);
+        assert_eq!(dates, expected, "build {build_number}:\n{log}");
+        if build_number == 2 {
+            assert!(
+                log.contains("0 added, 0 removed, 0 re-dated, 4 kept"),
+                "{log}"
+            );
+        }
+    }
+}
+
 #[test]
 fn docusaurus_with_two_locales_writes_one_sitemap_after_the_last() {
     let Some((docusaurus, project)) = project("docusaurus") else {

@@ -2,6 +2,7 @@
 // docusaurus.config.js, with the classic preset's own sitemap off (`sitemap: false`). After
 // the build it runs sitemapgen on the output with `url` and `baseUrl` as the base URL; it
 // only maps the config to flags: every decision is the binary's.
+import fs from "node:fs";
 import path from "node:path";
 import { flags, joinBase, runSitemapgen, stateFlags } from "./run.js";
 
@@ -124,9 +125,44 @@ export function wholeSite({ siteConfig, outDir, i18n }, argv = process.argv) {
   };
 }
 
-// The sources of the locales built before this one in this process (Docusaurus builds them
-// one after the other in one process).
-const earlier = [];
+/**
+ * Where a locale's build keeps the sources it knows for the last locale's run: on disk,
+ * beside the state, since Docusaurus loads this module afresh for each locale (nothing held
+ * in memory lasts from one locale's build to the next).
+ */
+function gatheredFile(siteDir, locale) {
+  return path.join(siteDir, ".cache", "sitemapgen", `sources.${locale}.json`);
+}
+
+/** Keeps LOCALE's [source, URL] pairs for the last locale's build. */
+function keepSources(siteDir, locale, pairs) {
+  const file = gatheredFile(siteDir, locale);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(pairs));
+}
+
+/**
+ * The pairs the earlier locales' builds kept, removed once read (a later build of the last
+ * locale alone must not take a previous build's); a locale with none kept gives none.
+ */
+function takeSources(siteDir, locales) {
+  const pairs = [];
+  for (const locale of locales) {
+    const file = gatheredFile(siteDir, locale);
+    let text;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch (error) {
+      if (error.code === "ENOENT") {
+        continue;
+      }
+      throw error;
+    }
+    fs.rmSync(file);
+    pairs.push(...JSON.parse(text));
+  }
+  return pairs;
+}
 
 /**
  * @param {unknown} context
@@ -141,15 +177,17 @@ export default function sitemapgen(context, options = {}) {
     async postBuild({ siteConfig, outDir, siteDir, plugins, i18n }) {
       const whole = wholeSite({ siteConfig, outDir: outDir.replace(/\/?$/, "/"), i18n });
       // Each locale's build knows only its own pages' sources: kept for the last one's run.
-      earlier.push(...docusaurusSources(siteDir, siteConfig, plugins));
+      const own = docusaurusSources(siteDir, siteConfig, plugins);
       if (whole === "later") {
+        keepSources(siteDir, i18n.currentLocale, own);
         log.info(`one sitemap for every locale, after the last locale's build`);
         return;
       }
       const site = whole ?? { siteConfig, outDir, locales: [] };
       // Docusaurus's outDir ends with a slash, which would double in the state's path.
       const dir = site.outDir.replace(/\/$/, "");
-      const pages = earlier.splice(0);
+      const earlier = whole ? i18n.locales.filter((locale) => locale !== i18n.currentLocale) : [];
+      const pages = [...takeSources(siteDir, earlier), ...own];
       await runSitemapgen(
         docusaurusFlags(site.siteConfig, dir, options, { siteDir, pages }, site.locales),
         log,
