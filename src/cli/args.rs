@@ -488,8 +488,8 @@ impl Cli {
     }
 }
 
-/// The command with every flag taking an optional value, `--robots=false`, so that the command
-/// line can turn off what a config file turns on; --help by topic.
+/// The command, --help by topic. Its flags take no value: `flag_values` reads `--robots=false`
+/// before clap does.
 pub fn command() -> clap::Command {
     Cli::command().mut_args(|arg| {
         let topic = TOPICS
@@ -498,25 +498,56 @@ pub fn command() -> clap::Command {
         let first = FIRST
             .iter()
             .position(|first| arg.get_long() == Some(*first));
-        let arg = match (first, topic) {
+        match (first, topic) {
             (Some(order), _) => arg.display_order(order),
             (None, Some((heading, _))) => arg.help_heading(*heading).hide_short_help(true),
             (None, None) => arg,
-        };
-        // --no-config is for the command line alone.
-        if !matches!(arg.get_action(), ArgAction::SetTrue) || arg.get_id() == "no_config" {
-            return arg;
         }
-        arg.action(ArgAction::Set)
-            .num_args(0..=1)
-            .require_equals(true)
-            .default_missing_value("true")
-            .default_value("false")
-            .hide_default_value(true)
-            .hide_possible_values(true)
-            .value_name(FLAG_VALUE)
-            .value_parser(BoolishValueParser::new())
     })
+}
+
+/// The command line (program name first) with each `--FLAG=VALUE` of a flag read, so that the
+/// command line can turn off what a config file turns on (`--robots=false`): a true VALUE
+/// (`true`, `yes`, `on`, `1`, …, as clap reads them) becomes `--FLAG`, a false one goes, its
+/// flag among those turned off. Read here rather than by clap, whose help would show every
+/// flag as `--robots[=<BOOL>]`. Nothing after `--` is read; --no-config takes no value.
+pub fn flag_values(args: Vec<OsString>) -> Result<(Vec<OsString>, Vec<clap::Id>), clap::Error> {
+    let mut command = command();
+    // Built, as clap builds it before parsing, for the parser's error to render the flag.
+    command.build();
+    let mut kept = Vec::with_capacity(args.len());
+    let mut off = Vec::new();
+    let mut args = args.into_iter();
+    kept.extend(args.next());
+    while let Some(given) = args.next() {
+        let flag = given
+            .to_str()
+            .and_then(|text| text.strip_prefix("--")?.split_once('='))
+            .and_then(|(long, value)| {
+                let arg = command.get_arguments().find(|arg| {
+                    arg.get_long() == Some(long)
+                        && matches!(arg.get_action(), ArgAction::SetTrue)
+                        && arg.get_id() != "no_config"
+                })?;
+                Some((arg, value))
+            });
+        match flag {
+            Some((arg, value)) => {
+                let on =
+                    BoolishValueParser::new().parse_ref(&command, Some(arg), value.as_ref())?;
+                match on {
+                    true => kept.push(format!("--{}", arg.get_long().unwrap_or_default()).into()),
+                    false => off.push(arg.get_id().clone()),
+                }
+            }
+            None if given == "--" => {
+                kept.push(given);
+                kept.extend(args.by_ref());
+            }
+            None => kept.push(given),
+        }
+    }
+    Ok((kept, off))
 }
 
 /// `command` with the rules of how flags combine, for the command line and the config file
@@ -618,14 +649,6 @@ pub fn broken_rule(matches: &ArgMatches, run: bool) -> Option<Broken> {
         _ => None,
     })
 }
-
-/// Whether `arg` is one of the flags `command` made (a boolean with an optional value).
-pub fn is_flag(arg: &clap::Arg) -> bool {
-    arg.get_value_names()
-        .is_some_and(|names| names.len() == 1 && names[0] == FLAG_VALUE)
-}
-
-const FLAG_VALUE: &str = "BOOL";
 
 /// A value one of our parsers refused; its message names the flag and the value, so it is
 /// shown as it is (clap's own errors are rendered by clap).

@@ -66,8 +66,9 @@ impl Given {
 }
 
 /// The command line with the config file's settings added under it, checked as a whole
-/// against the rules of how flags combine, and the keys the file gave.
-pub fn merge(matches: &ArgMatches, cli: Cli) -> Result<(Cli, Option<Given>)> {
+/// against the rules of how flags combine, and the keys the file gave. The flags `off`
+/// (`--robots=false`) keep the file's setting out, as any flag given does.
+pub fn merge(matches: &ArgMatches, cli: Cli, off: &[clap::Id]) -> Result<(Cli, Option<Given>)> {
     let file = match (&cli.config, cli.no_config) {
         (_, true) => None,
         (Some(path), _) => read(path, true)?,
@@ -76,7 +77,7 @@ pub fn merge(matches: &ArgMatches, cli: Cli) -> Result<(Cli, Option<Given>)> {
     let (mut argv, mut dir) = given(matches);
     let mut keys = Vec::new();
     if let Some((path, table)) = &file {
-        let from_file = arguments(table, matches, path)?;
+        let from_file = arguments(table, matches, off, path)?;
         argv.extend(from_file.args);
         dir = dir.or(from_file.dir);
         keys = from_file.keys;
@@ -124,8 +125,8 @@ fn read(path: &Path, named: bool) -> Result<Option<(PathBuf, toml::Table)>> {
 }
 
 /// The command line as it was given, each option as `--long=value`, and DIR apart (to go
-/// last, after `--`). A flag given as false is left out: absent to the rules, as it is to
-/// the run.
+/// last, after `--`). A flag given as false is not there (`args::flag_values`): absent to
+/// the rules, as it is to the run.
 fn given(matches: &ArgMatches) -> (Vec<OsString>, Option<OsString>) {
     let mut argv = vec![OsString::from("sitemapgen")];
     let mut dir = None;
@@ -141,10 +142,9 @@ fn given(matches: &ArgMatches) -> (Vec<OsString>, Option<OsString>) {
                 .map(OsString::from);
             continue;
         };
+        // A flag given is true: `args::flag_values` drops a false one.
         if matches.try_get_one::<bool>(id).is_ok() {
-            if matches.get_flag(id) {
-                argv.push(format!("--{long}").into());
-            }
+            argv.push(format!("--{long}").into());
             continue;
         }
         for value in matches.get_raw(id).into_iter().flatten() {
@@ -168,7 +168,7 @@ fn blame(err: clap::Error, keys: &[String], path: Option<&Path>) -> anyhow::Erro
     let key = keys.iter().find(|key| {
         arg.strip_prefix("--")
             .and_then(|rest| rest.strip_prefix(key.as_str()))
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '=', '[']))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '=']))
             || (key.as_str() == "dir" && arg.starts_with("[DIR]"))
     });
     let message = match args::value_error(&err) {
@@ -217,7 +217,12 @@ fn suggested_key(command: &clap::Command, key: &str) -> Option<String> {
         .map(|(_, known)| known.to_string())
 }
 
-fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<FromFile> {
+fn arguments(
+    table: &toml::Table,
+    matches: &ArgMatches,
+    off: &[clap::Id],
+    path: &Path,
+) -> Result<FromFile> {
     let command = args::command();
     let (mut args, mut dir, mut keys) = (Vec::new(), None, Vec::new());
     let preview = matches
@@ -243,9 +248,9 @@ fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<F
         };
         // The value's type is checked even where the command line gives the setting: a
         // mistake in the file shows on the first run, not the first without that flag.
-        let is_flag = args::is_flag(arg);
+        let is_flag = matches!(arg.get_action(), ArgAction::SetTrue);
         let values = match arg.get_action() {
-            ArgAction::Set if is_flag => {
+            ArgAction::SetTrue => {
                 vec![
                     value
                         .as_bool()
@@ -273,7 +278,9 @@ fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<F
             .iter()
             .any(|(flag, other)| *other == key && given(&flag.replace('-', "_")));
         // A preview on standard output (-o -) writes no robots.txt.
-        if given(arg.get_id().as_str()) || overridden || (preview && key == "robots") {
+        let turned_off = off.contains(arg.get_id());
+        if given(arg.get_id().as_str()) || turned_off || overridden || (preview && key == "robots")
+        {
             continue;
         }
         keys.push(key.clone());

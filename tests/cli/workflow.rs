@@ -382,7 +382,20 @@ fn config_settings_count_for_the_flags_that_need_them_and_flags_turn_them_off() 
     site.run(&["--robots", "-o", "-"])
         .expect_code(2)
         .stderr_has(&["-o - is a preview and writes no robots.txt"]);
-    site.run(&["--gzip=maybe"]).expect_code(2);
+    site.run(&["--gzip=maybe"])
+        .expect_code(2)
+        .stderr_has(&["invalid value 'maybe' for '--gzip'"]);
+    // Any of clap's words for true or false.
+    fs::remove_file(site.path("robots.txt")).unwrap();
+    Cmd::new()
+        .current_dir(dir)
+        .args(["--robots=no", "--gzip=yes", "-o"])
+        .arg(site.path("sitemap.xml.gz"))
+        .run()
+        .success();
+    assert!(!site.path("robots.txt").exists());
+    let gzipped = fs::read(site.path("sitemap.xml.gz")).unwrap();
+    validate::sitemap_bytes(&validate::gunzip(&gzipped), BASE);
 }
 
 #[test]
