@@ -25,6 +25,11 @@ use crate::walk::rules::check_glob;
 #[command(
     name = "sitemapgen",
     version,
+    // DIR and --base-url may come from the config file, so clap does not require them; the
+    // usage says what a run needs, and what the two commands after the deploy need.
+    override_usage = "sitemapgen [OPTIONS] --base-url <URL> <DIR>\n       \
+        sitemapgen --indexnow-submit --base-url <URL> --changes <FILE> --indexnow-key-env <NAME>\n       \
+        sitemapgen --google-submit --base-url <URL> --google-key-env <NAME> <DIR>",
     about = "Write sitemap.xml for a static site's build folder",
     long_about = "Write sitemap.xml for a static site's build folder.\n\n\
         Every page under DIR (by default *.html and *.htm) becomes a <url> whose <loc> is the \
