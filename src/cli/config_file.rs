@@ -46,6 +46,10 @@ impl Given {
     /// `err` with the file and the first of its keys whose flag (`--state`, `-o`, DIR) the
     /// message names, if any.
     pub fn blame(&self, err: anyhow::Error) -> anyhow::Error {
+        // A setting missing (`settings::missing`) is in no key of the file.
+        if err.is::<clap::Error>() {
+            return err;
+        }
         let message = format!("{err:#}");
         let names = |flag: &str| {
             message.match_indices(flag).any(|(at, _)| {

@@ -164,13 +164,24 @@ fn the_config_file_sits_under_the_command_line() {
     );
     assert!(urls.iter().all(|u| u.lastmod.is_none()));
 
-    // --no-config, and --config naming another file.
+    // --no-config, and --config naming another file. What is missing is told as clap tells
+    // any mistake on the command line: with the usage, and a pointer to --help.
     Cmd::new()
         .current_dir(dir)
         .arg("--no-config")
         .run()
         .expect_code(2)
-        .stderr_has(&["--base-url is required"]);
+        .stderr_has(&[
+            "sitemapgen: error: --base-url is required (on the command line, or in \
+             sitemapgen.toml)\n\nUsage: sitemapgen [OPTIONS] --base-url <URL> <DIR>\n",
+            "\n\nFor more information, try '--help'.\n",
+        ]);
+    Cmd::new()
+        .current_dir(dir)
+        .args(["--no-config", "-b", BASE])
+        .run()
+        .expect_code(2)
+        .stderr_has(&["error: DIR is required", "\nUsage: ", "try '--help'"]);
     let other = dir.join("other.toml");
     fs::write(
         &other,
