@@ -150,6 +150,9 @@ fn an_unreadable_directory_fails_the_run_instead_of_vanishing() {
         "sitemapgen: error: cannot read ",
         "private: ",
         "Permission denied",
+        "\nhint: this user needs read permission on ",
+        "private (on a folder, execute too)",
+        "or leave it out with --exclude",
     ]);
     assert_untouched(&site, &before, &files);
 }
@@ -170,6 +173,10 @@ fn an_unwritable_or_missing_output_directory_fails_cleanly() {
     run.expect_code(1).stderr_has(&[
         &format!("error: cannot write the sitemap {sitemap}: cannot create a temp file in "),
         "Permission denied",
+        &format!(
+            "\nhint: this user needs write permission on the folder {}",
+            site.root.display()
+        ),
     ]);
     assert!(!run.stderr().contains("at path"), "{}", run.stderr());
     assert_untouched(&site, &before, &files);
