@@ -372,8 +372,9 @@ pub struct Cli {
     pub no_config: bool,
 
     /// Tell why one page is or is not in the sitemap, and its URL, lastmod and alternates,
-    /// with the run's other flags; PAGE is a file (in DIR or under the current directory) or
-    /// its URL. Reads that page alone and writes nothing
+    /// with the run's other flags; PAGE is a file (in DIR or under the current directory), its
+    /// URL (https://example.com/about/) or the URL's path (/about/). Reads that page alone and
+    /// writes nothing
     #[arg(long, value_name = "PAGE", conflicts_with_all = ["files_from", "check"])]
     pub explain: Option<OsString>,
 
