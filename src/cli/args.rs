@@ -630,6 +630,8 @@ const RULES: &[Rule] = &[
 pub struct Broken {
     /// The flags at fault, by id: the one that needs another, or both of a conflict.
     pub flags: Vec<&'static str>,
+    /// What would meet a rule of need, by id: the argument needed, or each of its group.
+    pub needs: Vec<&'static str>,
     pub message: String,
 }
 
@@ -646,10 +648,15 @@ pub fn broken_rule(matches: &ArgMatches, run: bool) -> Option<Broken> {
     RULES.iter().find_map(|rule| match *rule {
         Rule::Needs(flag, need, message) if run && given(flag) && !given(need) => Some(Broken {
             flags: vec![flag],
+            needs: match GROUPS.iter().find(|(group, _)| *group == need) {
+                Some((_, args)) => args.to_vec(),
+                None => vec![need],
+            },
             message: format!("{message} (on the command line, or in sitemapgen.toml)"),
         }),
         Rule::Conflict(flag, other, message) if given(flag) && given(other) => Some(Broken {
             flags: vec![flag, other],
+            needs: Vec::new(),
             message: message.to_string(),
         }),
         _ => None,

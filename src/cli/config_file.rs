@@ -62,9 +62,13 @@ impl Given {
             "output" => names("-o") || names("--output"),
             key => names(&format!("--{key}")),
         });
-        match key {
-            Some(key) => err.context(format!("config file {}: key {key:?}", self.path.display())),
-            None => err,
+        let Some(key) = key else {
+            return err;
+        };
+        let path = self.path.display();
+        match hint_for_file(&message, &self.path) {
+            Some(message) => anyhow!("config file {path}: key {key:?}: {message}"),
+            None => err.context(format!("config file {path}: key {key:?}")),
         }
     }
 }
@@ -103,11 +107,24 @@ pub fn merge(matches: &ArgMatches, cli: Cli, off: &[clap::Id]) -> Result<(Cli, O
             keys.iter().find(|key| arg.get_long() == Some(key.as_str()))
         });
         return Err(match (key, path) {
-            (Some(key), Some(path)) => anyhow!(
-                "config file {}: key {key:?}: {}",
-                path.display(),
-                broken.message
-            ),
+            (Some(key), Some(path)) => {
+                let command = args::command();
+                let needed: Vec<String> = broken
+                    .needs
+                    .iter()
+                    .filter_map(|id| command.get_arguments().find(|arg| arg.get_id() == id))
+                    .map(|arg| setting_line(arg, None))
+                    .collect();
+                let hint = match needed.is_empty() {
+                    true => String::new(),
+                    false => format!("\nhint: add {} to {}", needed.join(" or "), path.display()),
+                };
+                anyhow!(
+                    "config file {}: key {key:?}: {}{hint}",
+                    path.display(),
+                    broken.message
+                )
+            }
             _ => anyhow!("{}", broken.message),
         });
     }
@@ -183,10 +200,67 @@ fn blame(err: clap::Error, keys: &[String], path: Option<&Path>) -> anyhow::Erro
             first.strip_prefix("error: ").unwrap_or(first).to_string()
         }
     };
+    let message = hint_for_file(&message, path).unwrap_or(message);
     match key {
         Some(key) => anyhow!("config file {}: key {key:?}: {message}", path.display()),
         None => anyhow!("config file {}: {message}", path.display()),
     }
+}
+
+/// `message` with the flags its hint names (`-b URL`, `add --gzip`) made the lines to write
+/// in the config file at `path` (`base-url = "URL"`, `gzip = true`), where a setting at fault
+/// is fixed; `None` when its hint names no flag.
+fn hint_for_file(message: &str, path: &Path) -> Option<String> {
+    let (text, hint) = message.split_once("\nhint: ")?;
+    let command = args::command();
+    let flag = |word: &str| {
+        command.get_arguments().find(|arg| {
+            let long = arg
+                .get_long()
+                .filter(|long| !COMMAND_LINE_ONLY.contains(long));
+            long.is_some_and(|long| word.strip_prefix("--") == Some(long))
+                || long.is_some()
+                    && arg
+                        .get_short()
+                        .is_some_and(|short| word == format!("-{short}"))
+        })
+    };
+    let (mut words, mut lines) = (hint.split(' '), Vec::new());
+    let mut named = false;
+    while let Some(word) = words.next() {
+        match flag(word) {
+            Some(arg) => {
+                named = true;
+                let value = match arg.get_action() {
+                    ArgAction::SetTrue => None,
+                    _ => words.next(),
+                };
+                lines.push(setting_line(arg, value));
+            }
+            None => lines.push(word.to_string()),
+        }
+    }
+    named.then(|| format!("{text}\nhint: {} (in {})", lines.join(" "), path.display()))
+}
+
+/// The config file's line for `arg` set to `value` (its value name when none is given): `gzip
+/// = true`, `base-url = "URL"`, `max-urls = N`, `exclude = ["GLOB"]`.
+fn setting_line(arg: &clap::Arg, value: Option<&str>) -> String {
+    let key = arg.get_long().unwrap_or_default();
+    let named = arg.get_value_names().and_then(|names| names.first());
+    let value = value
+        .or(named.map(|name| name.as_str()))
+        .unwrap_or_default();
+    let value = match arg.get_action() {
+        ArgAction::SetTrue => Value::Boolean(true),
+        _ if takes_number(arg) => match value.parse() {
+            Ok(number) => Value::Integer(number),
+            Err(_) => Value::String(value.to_string()),
+        },
+        ArgAction::Append => Value::Array(vec![Value::String(value.to_string())]),
+        _ => Value::String(value.to_string()),
+    };
+    format!("{key} = {value}")
 }
 
 /// Whether `arg` takes a number (`max-urls = 100`, `max-churn = 2.5`): its value is named

@@ -289,7 +289,7 @@ fn every_config_error_names_the_key_and_the_file() {
     }
     // A setting of the file that breaks a rule of how flags combine is named by its key, the
     // command line's flags counting as the file's do; a flag given as false is absent.
-    let cases: [(&str, &[&str], &str); 6] = [
+    let cases: [(&str, &[&str], &str); 9] = [
         // Checked as the settings are built, by the flag the key stands for.
         (
             "output = \"x.gz\"",
@@ -321,6 +321,18 @@ fn every_config_error_names_the_key_and_the_file() {
             &["--summary-json", "-"],
             "key \"check\": --check writes nothing",
         ),
+        // A hint gives the line to write in the file, not the flag.
+        ("output = \"x.gz\"", &[], "\nhint: add gzip = true (in "),
+        (
+            "digest = \"bytes\"",
+            &[],
+            "\nhint: add state = \"FILE\" to ",
+        ),
+        (
+            "digest-region = \"main\"",
+            &[],
+            "\nhint: add state = \"FILE\" or images = true to ",
+        ),
     ];
     for (text, args, message) in cases {
         fs::write(&config, text).unwrap();
@@ -338,18 +350,30 @@ fn every_config_error_names_the_key_and_the_file() {
         .run();
     run.success();
     validate::sitemap_bytes(run.stdout(), BASE);
-    fs::write(&config, "base-url = \"ftp://x.example.com/\"").unwrap();
-    Cmd::new()
-        .arg("--config")
-        .arg(&config)
-        .arg(&site.root)
-        .run()
-        .expect_code(2)
-        .stderr_has(&[
-            "config file ",
-            "bad.toml: key \"base-url\": ",
-            "http or https",
-        ]);
+    let cases: [(&str, &[&str]); 2] = [
+        (
+            "base-url = \"ftp://x.example.com/\"",
+            &[
+                "config file ",
+                "bad.toml: key \"base-url\": ",
+                "http or https",
+            ],
+        ),
+        (
+            "base-url = \"example.com\"",
+            &["\nhint: base-url = \"https://example.com/\" (in "],
+        ),
+    ];
+    for (text, parts) in cases {
+        fs::write(&config, text).unwrap();
+        Cmd::new()
+            .arg("--config")
+            .arg(&config)
+            .arg(&site.root)
+            .run()
+            .expect_code(2)
+            .stderr_has(parts);
+    }
 }
 
 #[test]
