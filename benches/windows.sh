@@ -45,7 +45,9 @@ site=$trees/synthetic-$N/site
     die "no tree of $N pages in $trees: build it with BENCH_TREES=$trees benches/bench.sh --quick $N"
 
 cargo build --quiet
-linux=$repo/target/debug/sitemapgen
+# Where that build went: CARGO_TARGET_DIR when set (a relative one from the checkout), else
+# target/.
+linux=$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug/sitemapgen
 scripts/windows.sh build >&2
 trap 'scripts/windows.sh down' EXIT
 wine=${SITEMAPGEN_WIN_CHROOT:-/opt/win-chroot}/var/cache/sitemapgen-win/sitemapgen-wine

@@ -124,8 +124,12 @@ WRAP
 # the same arguments, the same bytes in every file written, the same messages and status.
 fixtures() {
   cargo build --quiet
-  local linux=$repo/target/debug/sitemapgen
-  local work
+  # Where that build went: CARGO_TARGET_DIR when set (a relative one from the checkout,
+  # where cargo ran), else target/.
+  local linux work
+  linux=$(realpath -m "${CARGO_TARGET_DIR:-target}")/debug/sitemapgen
+  # In the checkout, which the chroot sees at the same path, whatever CARGO_TARGET_DIR says.
+  mkdir -p "$repo/target"
   work=$(mktemp -d "$repo/target/win-fixtures.XXXXXX")
   local failed=0 sites=0
   for site in fixtures/real/*/; do

@@ -43,12 +43,28 @@ impl Asked {
                 rel: by_url(url, dir, base, mapping)?,
                 url: Some(url.to_string()),
             },
-            None => Asked {
-                rel: by_path(Path::new(given), dir)?,
-                url: None,
+            None => match by_path(Path::new(given), dir) {
+                Ok(rel) => Asked { rel, url: None },
+                // `/about/`: no file there, but the path of a URL on the base URL's host.
+                Err(err) => match given.to_str().and_then(|text| on_host(text, base)) {
+                    Some(url) => Asked {
+                        rel: by_url(&url, dir, base, mapping)?,
+                        url: Some(url),
+                    },
+                    None => return Err(err),
+                },
             },
         })
     }
+}
+
+/// The URL whose path on the base URL's host `text` is (`/about/`), if it is one.
+fn on_host(text: &str, base: &BaseUrl) -> Option<String> {
+    if !text.starts_with('/') || text.starts_with("//") {
+        return None;
+    }
+    let url = url::Url::parse(&base.join("")).ok()?.join(text).ok()?;
+    Some(url.into())
 }
 
 /// Whether DIR holds a file (or a symlink) at `rel`, not a directory.

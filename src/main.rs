@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 
-use sitemapgen::error::{EXIT_RUNTIME, EXIT_USAGE, exit_code, reader_gone};
+use sitemapgen::error::{self, EXIT_RUNTIME, EXIT_USAGE, exit_code, reader_gone};
 use sitemapgen::{Request, cli, run, to_stderr};
 
 fn main() -> ExitCode {
@@ -68,6 +68,9 @@ fn clap_failure(err: clap::Error) -> ExitCode {
 }
 
 fn fail(err: &anyhow::Error, code: u8) -> ExitCode {
-    to_stderr(format_args!("sitemapgen: error: {err:#}"));
+    match error::hint(err) {
+        Some(hint) => to_stderr(format_args!("sitemapgen: error: {err:#}\n{hint}")),
+        None => to_stderr(format_args!("sitemapgen: error: {err:#}")),
+    }
     ExitCode::from(code)
 }

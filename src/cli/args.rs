@@ -25,6 +25,11 @@ use crate::walk::rules::check_glob;
 #[command(
     name = "sitemapgen",
     version,
+    // DIR and --base-url may come from the config file, so clap does not require them; the
+    // usage says what a run needs, and what the two commands after the deploy need.
+    override_usage = "sitemapgen [OPTIONS] --base-url <URL> <DIR>\n       \
+        sitemapgen --indexnow-submit --base-url <URL> --changes <FILE> --indexnow-key-env <NAME>\n       \
+        sitemapgen --google-submit --base-url <URL> --google-key-env <NAME> <DIR>",
     about = "Write sitemap.xml for a static site's build folder",
     long_about = "Write sitemap.xml for a static site's build folder.\n\n\
         Every page under DIR (by default *.html and *.htm) becomes a <url> whose <loc> is the \
@@ -367,8 +372,9 @@ pub struct Cli {
     pub no_config: bool,
 
     /// Tell why one page is or is not in the sitemap, and its URL, lastmod and alternates,
-    /// with the run's other flags; PAGE is a file (in DIR or under the current directory) or
-    /// its URL. Reads that page alone and writes nothing
+    /// with the run's other flags; PAGE is a file (in DIR or under the current directory), its
+    /// URL (https://example.com/about/) or the URL's path (/about/). Reads that page alone and
+    /// writes nothing
     #[arg(long, value_name = "PAGE", conflicts_with_all = ["files_from", "check"])]
     pub explain: Option<OsString>,
 
@@ -488,8 +494,8 @@ impl Cli {
     }
 }
 
-/// The command with every flag taking an optional value, `--robots=false`, so that the command
-/// line can turn off what a config file turns on; --help by topic.
+/// The command, --help by topic. Its flags take no value: `flag_values` reads `--robots=false`
+/// before clap does.
 pub fn command() -> clap::Command {
     Cli::command().mut_args(|arg| {
         let topic = TOPICS
@@ -498,25 +504,56 @@ pub fn command() -> clap::Command {
         let first = FIRST
             .iter()
             .position(|first| arg.get_long() == Some(*first));
-        let arg = match (first, topic) {
+        match (first, topic) {
             (Some(order), _) => arg.display_order(order),
             (None, Some((heading, _))) => arg.help_heading(*heading).hide_short_help(true),
             (None, None) => arg,
-        };
-        // --no-config is for the command line alone.
-        if !matches!(arg.get_action(), ArgAction::SetTrue) || arg.get_id() == "no_config" {
-            return arg;
         }
-        arg.action(ArgAction::Set)
-            .num_args(0..=1)
-            .require_equals(true)
-            .default_missing_value("true")
-            .default_value("false")
-            .hide_default_value(true)
-            .hide_possible_values(true)
-            .value_name(FLAG_VALUE)
-            .value_parser(BoolishValueParser::new())
     })
+}
+
+/// The command line (program name first) with each `--FLAG=VALUE` of a flag read, so that the
+/// command line can turn off what a config file turns on (`--robots=false`): a true VALUE
+/// (`true`, `yes`, `on`, `1`, …, as clap reads them) becomes `--FLAG`, a false one goes, its
+/// flag among those turned off. Read here rather than by clap, whose help would show every
+/// flag as `--robots[=<BOOL>]`. Nothing after `--` is read; --no-config takes no value.
+pub fn flag_values(args: Vec<OsString>) -> Result<(Vec<OsString>, Vec<clap::Id>), clap::Error> {
+    let mut command = command();
+    // Built, as clap builds it before parsing, for the parser's error to render the flag.
+    command.build();
+    let mut kept = Vec::with_capacity(args.len());
+    let mut off = Vec::new();
+    let mut args = args.into_iter();
+    kept.extend(args.next());
+    while let Some(given) = args.next() {
+        let flag = given
+            .to_str()
+            .and_then(|text| text.strip_prefix("--")?.split_once('='))
+            .and_then(|(long, value)| {
+                let arg = command.get_arguments().find(|arg| {
+                    arg.get_long() == Some(long)
+                        && matches!(arg.get_action(), ArgAction::SetTrue)
+                        && arg.get_id() != "no_config"
+                })?;
+                Some((arg, value))
+            });
+        match flag {
+            Some((arg, value)) => {
+                let on =
+                    BoolishValueParser::new().parse_ref(&command, Some(arg), value.as_ref())?;
+                match on {
+                    true => kept.push(format!("--{}", arg.get_long().unwrap_or_default()).into()),
+                    false => off.push(arg.get_id().clone()),
+                }
+            }
+            None if given == "--" => {
+                kept.push(given);
+                kept.extend(args.by_ref());
+            }
+            None => kept.push(given),
+        }
+    }
+    Ok((kept, off))
 }
 
 /// `command` with the rules of how flags combine, for the command line and the config file
@@ -593,6 +630,8 @@ const RULES: &[Rule] = &[
 pub struct Broken {
     /// The flags at fault, by id: the one that needs another, or both of a conflict.
     pub flags: Vec<&'static str>,
+    /// What would meet a rule of need, by id: the argument needed, or each of its group.
+    pub needs: Vec<&'static str>,
     pub message: String,
 }
 
@@ -609,23 +648,20 @@ pub fn broken_rule(matches: &ArgMatches, run: bool) -> Option<Broken> {
     RULES.iter().find_map(|rule| match *rule {
         Rule::Needs(flag, need, message) if run && given(flag) && !given(need) => Some(Broken {
             flags: vec![flag],
+            needs: match GROUPS.iter().find(|(group, _)| *group == need) {
+                Some((_, args)) => args.to_vec(),
+                None => vec![need],
+            },
             message: format!("{message} (on the command line, or in sitemapgen.toml)"),
         }),
         Rule::Conflict(flag, other, message) if given(flag) && given(other) => Some(Broken {
             flags: vec![flag, other],
+            needs: Vec::new(),
             message: message.to_string(),
         }),
         _ => None,
     })
 }
-
-/// Whether `arg` is one of the flags `command` made (a boolean with an optional value).
-pub fn is_flag(arg: &clap::Arg) -> bool {
-    arg.get_value_names()
-        .is_some_and(|names| names.len() == 1 && names[0] == FLAG_VALUE)
-}
-
-const FLAG_VALUE: &str = "BOOL";
 
 /// A value one of our parsers refused; its message names the flag and the value, so it is
 /// shown as it is (clap's own errors are rendered by clap).

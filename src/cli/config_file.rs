@@ -46,6 +46,10 @@ impl Given {
     /// `err` with the file and the first of its keys whose flag (`--state`, `-o`, DIR) the
     /// message names, if any.
     pub fn blame(&self, err: anyhow::Error) -> anyhow::Error {
+        // A setting missing (`settings::missing`) is in no key of the file.
+        if err.is::<clap::Error>() {
+            return err;
+        }
         let message = format!("{err:#}");
         let names = |flag: &str| {
             message.match_indices(flag).any(|(at, _)| {
@@ -58,16 +62,21 @@ impl Given {
             "output" => names("-o") || names("--output"),
             key => names(&format!("--{key}")),
         });
-        match key {
-            Some(key) => err.context(format!("config file {}: key {key:?}", self.path.display())),
-            None => err,
+        let Some(key) = key else {
+            return err;
+        };
+        let path = self.path.display();
+        match hint_for_file(&message, &self.path) {
+            Some(message) => anyhow!("config file {path}: key {key:?}: {message}"),
+            None => err.context(format!("config file {path}: key {key:?}")),
         }
     }
 }
 
 /// The command line with the config file's settings added under it, checked as a whole
-/// against the rules of how flags combine, and the keys the file gave.
-pub fn merge(matches: &ArgMatches, cli: Cli) -> Result<(Cli, Option<Given>)> {
+/// against the rules of how flags combine, and the keys the file gave. The flags `off`
+/// (`--robots=false`) keep the file's setting out, as any flag given does.
+pub fn merge(matches: &ArgMatches, cli: Cli, off: &[clap::Id]) -> Result<(Cli, Option<Given>)> {
     let file = match (&cli.config, cli.no_config) {
         (_, true) => None,
         (Some(path), _) => read(path, true)?,
@@ -76,7 +85,7 @@ pub fn merge(matches: &ArgMatches, cli: Cli) -> Result<(Cli, Option<Given>)> {
     let (mut argv, mut dir) = given(matches);
     let mut keys = Vec::new();
     if let Some((path, table)) = &file {
-        let from_file = arguments(table, matches, path)?;
+        let from_file = arguments(table, matches, off, path)?;
         argv.extend(from_file.args);
         dir = dir.or(from_file.dir);
         keys = from_file.keys;
@@ -98,11 +107,24 @@ pub fn merge(matches: &ArgMatches, cli: Cli) -> Result<(Cli, Option<Given>)> {
             keys.iter().find(|key| arg.get_long() == Some(key.as_str()))
         });
         return Err(match (key, path) {
-            (Some(key), Some(path)) => anyhow!(
-                "config file {}: key {key:?}: {}",
-                path.display(),
-                broken.message
-            ),
+            (Some(key), Some(path)) => {
+                let command = args::command();
+                let needed: Vec<String> = broken
+                    .needs
+                    .iter()
+                    .filter_map(|id| command.get_arguments().find(|arg| arg.get_id() == id))
+                    .map(|arg| setting_line(arg, None))
+                    .collect();
+                let hint = match needed.is_empty() {
+                    true => String::new(),
+                    false => format!("\nhint: add {} to {}", needed.join(" or "), path.display()),
+                };
+                anyhow!(
+                    "config file {}: key {key:?}: {}{hint}",
+                    path.display(),
+                    broken.message
+                )
+            }
             _ => anyhow!("{}", broken.message),
         });
     }
@@ -124,8 +146,8 @@ fn read(path: &Path, named: bool) -> Result<Option<(PathBuf, toml::Table)>> {
 }
 
 /// The command line as it was given, each option as `--long=value`, and DIR apart (to go
-/// last, after `--`). A flag given as false is left out: absent to the rules, as it is to
-/// the run.
+/// last, after `--`). A flag given as false is not there (`args::flag_values`): absent to
+/// the rules, as it is to the run.
 fn given(matches: &ArgMatches) -> (Vec<OsString>, Option<OsString>) {
     let mut argv = vec![OsString::from("sitemapgen")];
     let mut dir = None;
@@ -141,10 +163,9 @@ fn given(matches: &ArgMatches) -> (Vec<OsString>, Option<OsString>) {
                 .map(OsString::from);
             continue;
         };
+        // A flag given is true: `args::flag_values` drops a false one.
         if matches.try_get_one::<bool>(id).is_ok() {
-            if matches.get_flag(id) {
-                argv.push(format!("--{long}").into());
-            }
+            argv.push(format!("--{long}").into());
             continue;
         }
         for value in matches.get_raw(id).into_iter().flatten() {
@@ -168,7 +189,7 @@ fn blame(err: clap::Error, keys: &[String], path: Option<&Path>) -> anyhow::Erro
     let key = keys.iter().find(|key| {
         arg.strip_prefix("--")
             .and_then(|rest| rest.strip_prefix(key.as_str()))
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '=', '[']))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '=']))
             || (key.as_str() == "dir" && arg.starts_with("[DIR]"))
     });
     let message = match args::value_error(&err) {
@@ -179,10 +200,67 @@ fn blame(err: clap::Error, keys: &[String], path: Option<&Path>) -> anyhow::Erro
             first.strip_prefix("error: ").unwrap_or(first).to_string()
         }
     };
+    let message = hint_for_file(&message, path).unwrap_or(message);
     match key {
         Some(key) => anyhow!("config file {}: key {key:?}: {message}", path.display()),
         None => anyhow!("config file {}: {message}", path.display()),
     }
+}
+
+/// `message` with the flags its hint names (`-b URL`, `add --gzip`) made the lines to write
+/// in the config file at `path` (`base-url = "URL"`, `gzip = true`), where a setting at fault
+/// is fixed; `None` when its hint names no flag.
+fn hint_for_file(message: &str, path: &Path) -> Option<String> {
+    let (text, hint) = message.split_once("\nhint: ")?;
+    let command = args::command();
+    let flag = |word: &str| {
+        command.get_arguments().find(|arg| {
+            let long = arg
+                .get_long()
+                .filter(|long| !COMMAND_LINE_ONLY.contains(long));
+            long.is_some_and(|long| word.strip_prefix("--") == Some(long))
+                || long.is_some()
+                    && arg
+                        .get_short()
+                        .is_some_and(|short| word == format!("-{short}"))
+        })
+    };
+    let (mut words, mut lines) = (hint.split(' '), Vec::new());
+    let mut named = false;
+    while let Some(word) = words.next() {
+        match flag(word) {
+            Some(arg) => {
+                named = true;
+                let value = match arg.get_action() {
+                    ArgAction::SetTrue => None,
+                    _ => words.next(),
+                };
+                lines.push(setting_line(arg, value));
+            }
+            None => lines.push(word.to_string()),
+        }
+    }
+    named.then(|| format!("{text}\nhint: {} (in {})", lines.join(" "), path.display()))
+}
+
+/// The config file's line for `arg` set to `value` (its value name when none is given): `gzip
+/// = true`, `base-url = "URL"`, `max-urls = N`, `exclude = ["GLOB"]`.
+fn setting_line(arg: &clap::Arg, value: Option<&str>) -> String {
+    let key = arg.get_long().unwrap_or_default();
+    let named = arg.get_value_names().and_then(|names| names.first());
+    let value = value
+        .or(named.map(|name| name.as_str()))
+        .unwrap_or_default();
+    let value = match arg.get_action() {
+        ArgAction::SetTrue => Value::Boolean(true),
+        _ if takes_number(arg) => match value.parse() {
+            Ok(number) => Value::Integer(number),
+            Err(_) => Value::String(value.to_string()),
+        },
+        ArgAction::Append => Value::Array(vec![Value::String(value.to_string())]),
+        _ => Value::String(value.to_string()),
+    };
+    format!("{key} = {value}")
 }
 
 /// Whether `arg` takes a number (`max-urls = 100`, `max-churn = 2.5`): its value is named
@@ -217,7 +295,12 @@ fn suggested_key(command: &clap::Command, key: &str) -> Option<String> {
         .map(|(_, known)| known.to_string())
 }
 
-fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<FromFile> {
+fn arguments(
+    table: &toml::Table,
+    matches: &ArgMatches,
+    off: &[clap::Id],
+    path: &Path,
+) -> Result<FromFile> {
     let command = args::command();
     let (mut args, mut dir, mut keys) = (Vec::new(), None, Vec::new());
     let preview = matches
@@ -243,9 +326,9 @@ fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<F
         };
         // The value's type is checked even where the command line gives the setting: a
         // mistake in the file shows on the first run, not the first without that flag.
-        let is_flag = args::is_flag(arg);
+        let is_flag = matches!(arg.get_action(), ArgAction::SetTrue);
         let values = match arg.get_action() {
-            ArgAction::Set if is_flag => {
+            ArgAction::SetTrue => {
                 vec![
                     value
                         .as_bool()
@@ -273,7 +356,9 @@ fn arguments(table: &toml::Table, matches: &ArgMatches, path: &Path) -> Result<F
             .iter()
             .any(|(flag, other)| *other == key && given(&flag.replace('-', "_")));
         // A preview on standard output (-o -) writes no robots.txt.
-        if given(arg.get_id().as_str()) || overridden || (preview && key == "robots") {
+        let turned_off = off.contains(arg.get_id());
+        if given(arg.get_id().as_str()) || turned_off || overridden || (preview && key == "robots")
+        {
             continue;
         }
         keys.push(key.clone());

@@ -35,12 +35,13 @@ pub enum Request {
 /// it, into what to do. Every error is a usage error; a `clap::Error` among them carries its
 /// own rendering, and stands for `--help` and `--version` too.
 pub fn request(args: Vec<OsString>) -> Result<Request> {
+    let (args, off) = args::flag_values(args)?;
     let matches = command().try_get_matches_from(&args)?;
     let cli = args::Cli::from_arg_matches(&matches)?;
     if let Some(shell) = cli.completions {
         return Ok(Request::Completions(shell));
     }
-    let (cli, given) = config_file::merge(&matches, cli)?;
+    let (cli, given) = config_file::merge(&matches, cli, &off)?;
     let blame = |err| match &given {
         Some(given) => given.blame(err),
         None => err,

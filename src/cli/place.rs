@@ -55,11 +55,28 @@ impl Place {
             Some(path) if path.as_os_str() == "-" => Destination::Stdout,
             Some(path) => {
                 check_gzip_name(path, cli.gzip)?;
-                check_folder(path)?;
                 Destination::File(files(path.clone(), path.clone()))
             }
             None => Destination::File(default()),
         };
+        let named = [
+            (&cli.output, "-o", default_name(format, cli.gzip)),
+            (&cli.state, "--state", "sitemap.state".into()),
+            (&cli.state_copy, "--state-copy", "sitemap.state.gz".into()),
+            (&cli.changes, "--changes", "sitemap.changes".into()),
+            (
+                &cli.summary_json,
+                "--summary-json",
+                "sitemap-summary.json".into(),
+            ),
+        ];
+        for (path, flag, example) in named {
+            // `-` is standard output for -o and --summary-json, and a file in the current
+            // folder for the others: in a folder that exists either way.
+            if let Some(path) = path.as_deref().filter(|path| path.as_os_str() != "-") {
+                check_folder(path, flag, &example)?;
+            }
+        }
         let previewed = (destination == Destination::Stdout).then(default);
         let own_dir = match &destination {
             Destination::File(files) => path_inside(dir, files.dir()),
@@ -131,22 +148,38 @@ impl Place {
     }
 }
 
-/// The sitemap's folder must exist, as DIR must: a run creates no folder.
-fn check_folder(path: &Path) -> Result<()> {
-    let folder = dir_of(path);
+/// The folder of an output the user names (`flag`'s `path`) must exist, as DIR must: a run
+/// makes no folder. A name that ends in a separator (`-o out/`) is a folder's, where the file
+/// (such as `example`) is still to be named.
+fn check_folder(path: &Path, flag: &str, example: &str) -> Result<()> {
+    let given = format!("{flag} {}", path.display());
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let names_folder = bytes
+        .last()
+        .is_some_and(|&last| std::path::is_separator(char::from(last)));
+    let folder = if names_folder { path } else { dir_of(path) };
+    let in_it = || format!("{flag} {}", folder.join(example).display());
     match std::fs::metadata(folder) {
+        Ok(meta) if meta.is_dir() && names_folder => {
+            bail!(
+                "{given} names a folder, not a file\nhint: name the file in it: {}",
+                in_it()
+            )
+        }
         Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => bail!(
-            "-o {}: {} is not a folder",
-            path.display(),
-            folder.display()
+        Ok(_) => bail!("{given}: {} is not a folder", folder.display()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && names_folder => bail!(
+            "{given}: the folder {} does not exist\nhint: create it first (a run makes no \
+             folder), and name the file in it: {}",
+            folder.display(),
+            in_it()
         ),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => bail!(
-            "-o {}: the folder {} does not exist (create it first)",
-            path.display(),
+            "{given}: the folder {} does not exist\nhint: create it first (a run makes no \
+             folder), or name a file in a folder that exists",
             folder.display()
         ),
-        // Any other fault is told when the sitemap is written.
+        // Any other fault is told when the file is written.
         Err(_) => Ok(()),
     }
 }

@@ -27,7 +27,14 @@ use crate::walk::rules::{RuleSpec, Rules};
 use crate::walk::{ListFrom, Source};
 use crate::{decide, publish, scan, sitemap, state, walk};
 
-pub(super) const HINT: &str = "(on the command line, or in sitemapgen.toml)";
+/// A setting the command cannot do without is missing (`--base-url`, DIR): clap's kind of
+/// error, with the usage and the pointer to --help any mistake on the command line gets.
+pub(super) fn missing(message: &str) -> anyhow::Error {
+    let message = format!("{message} (on the command line, or in sitemapgen.toml)");
+    clap::Error::raw(clap::error::ErrorKind::MissingRequiredArgument, message)
+        .format(&mut super::command())
+        .into()
+}
 
 /// (clap refuses --quiet with --verbose.)
 pub(super) fn verbosity(cli: &Cli) -> Verbosity {
@@ -68,10 +75,10 @@ pub(super) fn key_file(path: &Path, limit: u64, source: &str) -> Result<Vec<u8>>
 pub fn settings(cli: Cli) -> Result<(Settings, Option<Asked>)> {
     let indexnow_key = indexnow_key(&cli)?;
     let Some(base) = cli.base_url.clone() else {
-        bail!("--base-url is required {HINT}");
+        return Err(missing("--base-url is required"));
     };
     let Some(dir) = cli.dir.clone() else {
-        bail!("DIR is required {HINT}");
+        return Err(missing("DIR is required"));
     };
     check_values(&cli)?;
     let source_date_epoch = source_date_epoch()?;

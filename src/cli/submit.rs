@@ -12,18 +12,22 @@ use crate::outputs::claim::{self, Holds, Output};
 use crate::submit::{google, indexnow};
 use crate::url::encode_path;
 
-use super::settings::{HINT, indexnow_key, key_file, verbosity};
+use super::settings::{indexnow_key, key_file, missing, verbosity};
 
 /// `--indexnow-submit`'s settings.
 pub fn submit_settings(cli: Cli) -> Result<indexnow::Settings> {
     let Some(base) = cli.base_url.clone() else {
-        bail!("--base-url is required {HINT}");
+        return Err(missing("--base-url is required"));
     };
     let Some(changes) = cli.changes.clone() else {
-        bail!("--indexnow-submit submits the URLs of the --changes file: name it {HINT}");
+        return Err(missing(
+            "--indexnow-submit submits the URLs of the --changes file: name it",
+        ));
     };
     let Some(key) = indexnow_key(&cli)? else {
-        bail!("--indexnow-submit needs the key: --indexnow-key-env or --indexnow-key-file {HINT}");
+        return Err(missing(
+            "--indexnow-submit needs the key: --indexnow-key-env or --indexnow-key-file",
+        ));
     };
     let receipt = indexnow::receipt_path(&changes);
     let what = format!("the receipt {}", receipt.display());
@@ -44,10 +48,12 @@ pub fn submit_settings(cli: Cli) -> Result<indexnow::Settings> {
 /// at its URL under the base URL.
 pub fn google_settings(cli: Cli) -> Result<google::Settings> {
     let Some(base) = cli.base_url.clone() else {
-        bail!("--base-url is required {HINT}");
+        return Err(missing("--base-url is required"));
     };
     let Some(dir) = cli.dir.clone() else {
-        bail!("--google-submit submits the sitemap in DIR: name DIR {HINT}");
+        return Err(missing(
+            "--google-submit submits the sitemap in DIR: name DIR",
+        ));
     };
     let path = match &cli.output {
         Some(path) if path.as_os_str() == "-" => {
@@ -84,10 +90,10 @@ pub fn google_settings(cli: Cli) -> Result<google::Settings> {
         );
     }
     let Some(account) = google_account(&cli)? else {
-        bail!(
+        return Err(missing(
             "--google-submit needs the service account's key: --google-key-env or \
-             --google-key-file {HINT}"
-        );
+             --google-key-file",
+        ));
     };
     google::secure(&cli.google_endpoint, "--google-endpoint")?;
     Ok(google::Settings {

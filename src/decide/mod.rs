@@ -21,6 +21,7 @@ use globset::Candidate;
 use url::Url;
 
 use crate::entry::{Alternate, Entry};
+use crate::error::Access;
 use crate::outputs::robots::Disallow;
 use crate::report::{self, Reason, Report, Warning};
 use crate::scan;
@@ -153,9 +154,7 @@ impl<'s> Decider<'s> {
                 vanished(&page, report)?;
                 return Ok(None);
             }
-            scanned => {
-                scanned.with_context(|| format!("cannot read {}", shown_path(&page.path)))?
-            }
+            scanned => scanned.with_context(|| Access::ReadSite(shown_path(&page.path)))?,
         };
         let Some(ListedAt {
             alternates,

@@ -12,6 +12,7 @@ use super::Settings;
 use super::lastmod::Digests;
 use super::verdict::{self, Verdict};
 use crate::entry::Entry;
+use crate::error::Access;
 use crate::html;
 use crate::known::Fingerprint;
 use crate::scan::head::Head;
@@ -179,7 +180,7 @@ pub(super) fn digest(
     };
     let open = || std::fs::File::open(&page.path);
     let scanned = scanner.scan(scan, open, page.stamp.size, want);
-    let scanned = scanned.with_context(|| format!("cannot read {}", page.path.display()))?;
+    let scanned = scanned.with_context(|| Access::ReadSite(page.path.display().to_string()))?;
     let digest = scanned.digest.context("a digest was asked for")?;
     Ok((digest, scanned.fingerprint))
 }

@@ -12,6 +12,7 @@ use flate2::{Compression, GzBuilder};
 use tempfile::NamedTempFile;
 
 use super::native;
+use crate::error::Access;
 
 /// Temp files of ours: hidden, and never taken for pages (see `walk::rules`).
 pub const TEMP_PREFIX: &str = ".sitemapgen-";
@@ -60,7 +61,7 @@ impl Beside {
         };
         made()
             .map_err(without_name)
-            .with_context(|| format!("cannot create a temp file in {}", dir.display()))
+            .with_context(|| Access::CreateIn(dir.display().to_string()))
     }
 
     /// A temp file to be renamed over `path`.
@@ -367,7 +368,7 @@ pub fn remove_leftovers(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(removed),
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", dir.display())),
+        Err(err) => return Err(err).with_context(|| Access::Read(dir.display().to_string())),
     };
     for entry in entries {
         let name = entry?.file_name();

@@ -2,6 +2,7 @@
 //! directory, the rules, and the page prepared, on threads of its own; and what a stat makes
 //! of a file, for the walk too.
 
+use crate::error::Access;
 use crate::report::shown_path;
 use std::fs;
 use std::io;
@@ -167,7 +168,7 @@ pub(super) fn judge(
             return None;
         }
         Err(err) => {
-            let context = format!("cannot read {}", shown_path(&path));
+            let context = Access::ReadSite(shown_path(&path));
             event(Event::Failed(anyhow::Error::from(err).context(context)));
             return None;
         }

@@ -257,9 +257,17 @@ fn short_help_fits_a_screen_and_long_help_leads_with_the_options_used_most() {
     let short = String::from_utf8_lossy(short.success().stdout()).into_owned();
     let lines = short.lines().count();
     assert!(lines <= 50, "-h has {lines} lines:\n{short}");
+    // DIR is no option of a run: the usage says so, and which commands need none.
+    assert!(
+        short.contains(
+            "Usage: sitemapgen [OPTIONS] --base-url <URL> <DIR>\n       sitemapgen \
+             --indexnow-submit --base-url <URL> --changes <FILE>"
+        ),
+        "{short}"
+    );
     let long = Cmd::new().arg("--help").run();
     let long = String::from_utf8_lossy(long.success().stdout()).into_owned();
-    // The line that begins the option's entry (`-b, --base-url <URL>`, `--gzip[=<BOOL>]`).
+    // The line that begins the option's entry (`-b, --base-url <URL>`, `--gzip`).
     let at = |text: &str, option: &str| {
         text.lines()
             .position(|line| {
@@ -272,7 +280,7 @@ fn short_help_fits_a_screen_and_long_help_leads_with_the_options_used_most() {
                 indented
                     && line
                         .strip_prefix(option)
-                        .is_some_and(|rest| rest.starts_with([' ', '[']) || rest.is_empty())
+                        .is_some_and(|rest| rest.starts_with(' ') || rest.is_empty())
             })
             .unwrap_or_else(|| panic!("{option} not in:\n{text}"))
     };
@@ -291,6 +299,8 @@ fn short_help_fits_a_screen_and_long_help_leads_with_the_options_used_most() {
         assert!(at(help, "--state") < at(help, "--explain"));
     }
     assert!(!short.contains("--gzip"), "{short}");
+    // A flag shows as itself (`--gzip`), though it takes `--gzip=false` too.
+    assert!(!long.contains("[="), "{long}");
     assert!(at(&long, "--explain") < at(&long, "--gzip"), "{long}");
     assert!(at(&long, "--gzip") < at(&long, "--google-submit"), "{long}");
 }

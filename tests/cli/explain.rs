@@ -58,6 +58,8 @@ fn a_listed_page_is_told_with_its_url_its_date_and_where_the_date_came_from() {
         by_url,
         format!("{BASE}posts/: the file posts/index.html\n{by_file}")
     );
+    // And by the URL's path, on the base URL's host.
+    assert_eq!(explain(&site, "/posts/", &[]), by_url);
     // A clean URL finds its file as the run maps it.
     site.page("about.html");
     says(
@@ -234,6 +236,10 @@ fn a_page_that_is_not_there_is_a_usage_error() {
         (
             "https://other.org/",
             "--explain https://other.org/ is not under the base URL",
+        ),
+        (
+            "/gone/",
+            "--explain https://example.com/gone/: no file in DIR",
         ),
     ] {
         site.run(&["--explain", page])

@@ -150,6 +150,9 @@ fn an_unreadable_directory_fails_the_run_instead_of_vanishing() {
         "sitemapgen: error: cannot read ",
         "private: ",
         "Permission denied",
+        "\nhint: this user needs read permission on ",
+        "private (on a folder, execute too)",
+        "or leave it out with --exclude",
     ]);
     assert_untouched(&site, &before, &files);
 }
@@ -170,25 +173,53 @@ fn an_unwritable_or_missing_output_directory_fails_cleanly() {
     run.expect_code(1).stderr_has(&[
         &format!("error: cannot write the sitemap {sitemap}: cannot create a temp file in "),
         "Permission denied",
+        &format!(
+            "\nhint: this user needs write permission on the folder {}",
+            site.root.display()
+        ),
     ]);
     assert!(!run.stderr().contains("at path"), "{}", run.stderr());
     assert_untouched(&site, &before, &files);
 
-    // A folder that does not exist is a usage error, as a missing DIR is.
+    // A folder that does not exist is a usage error, as a missing DIR is, for every output
+    // the user names; so is a name ending in a slash, which names a folder.
     let missing = site.outside().join("no/such/dir");
-    let run = site.command(&["-o"]).arg(missing.join("sitemap.xml")).run();
+    for flag in ["-o", "--state", "--summary-json"] {
+        let run = site.command(&[flag]).arg(missing.join("file")).run();
+        run.expect_code(2).stderr_has(&[
+            &format!("error: {flag} "),
+            &format!(
+                "the folder {} does not exist\nhint: create it first",
+                missing.display()
+            ),
+        ]);
+        assert_untouched(&site, &before, &files);
+    }
+    let out = site.outside().join("out");
+    let run = site
+        .command(&["-o"])
+        .arg(format!("{}/", out.display()))
+        .run();
     run.expect_code(2).stderr_has(&[
-        "error: -o ",
-        &format!("the folder {} does not exist", missing.display()),
+        &format!(
+            "the folder {}/ does not exist\nhint: create it first",
+            out.display()
+        ),
+        &format!("name the file in it: -o {}/sitemap.xml", out.display()),
     ]);
-    assert_untouched(&site, &before, &files);
-
-    // A state that cannot be written stops the run before any page is read.
-    site.command(&["--state"])
-        .arg(site.outside().join("no/such/dir/sitemap.state"))
-        .run()
-        .expect_code(1)
-        .stderr_has(&["error: cannot write state file ", "no/such/dir"]);
+    fs::create_dir(&out).unwrap();
+    let run = site
+        .command(&["-o"])
+        .arg(format!("{}/", out.display()))
+        .run();
+    run.expect_code(2).stderr_has(&[
+        "names a folder, not a file\n",
+        &format!(
+            "hint: name the file in it: -o {}/sitemap.xml",
+            out.display()
+        ),
+    ]);
+    fs::remove_dir(&out).unwrap();
     assert_untouched(&site, &before, &files);
 
     // The default output in the way is named as such, not as an -o that was never given.

@@ -164,13 +164,24 @@ fn the_config_file_sits_under_the_command_line() {
     );
     assert!(urls.iter().all(|u| u.lastmod.is_none()));
 
-    // --no-config, and --config naming another file.
+    // --no-config, and --config naming another file. What is missing is told as clap tells
+    // any mistake on the command line: with the usage, and a pointer to --help.
     Cmd::new()
         .current_dir(dir)
         .arg("--no-config")
         .run()
         .expect_code(2)
-        .stderr_has(&["--base-url is required"]);
+        .stderr_has(&[
+            "sitemapgen: error: --base-url is required (on the command line, or in \
+             sitemapgen.toml)\n\nUsage: sitemapgen [OPTIONS] --base-url <URL> <DIR>\n",
+            "\n\nFor more information, try '--help'.\n",
+        ]);
+    Cmd::new()
+        .current_dir(dir)
+        .args(["--no-config", "-b", BASE])
+        .run()
+        .expect_code(2)
+        .stderr_has(&["error: DIR is required", "\nUsage: ", "try '--help'"]);
     let other = dir.join("other.toml");
     fs::write(
         &other,
@@ -278,7 +289,7 @@ fn every_config_error_names_the_key_and_the_file() {
     }
     // A setting of the file that breaks a rule of how flags combine is named by its key, the
     // command line's flags counting as the file's do; a flag given as false is absent.
-    let cases: [(&str, &[&str], &str); 6] = [
+    let cases: [(&str, &[&str], &str); 9] = [
         // Checked as the settings are built, by the flag the key stands for.
         (
             "output = \"x.gz\"",
@@ -310,6 +321,18 @@ fn every_config_error_names_the_key_and_the_file() {
             &["--summary-json", "-"],
             "key \"check\": --check writes nothing",
         ),
+        // A hint gives the line to write in the file, not the flag.
+        ("output = \"x.gz\"", &[], "\nhint: add gzip = true (in "),
+        (
+            "digest = \"bytes\"",
+            &[],
+            "\nhint: add state = \"FILE\" to ",
+        ),
+        (
+            "digest-region = \"main\"",
+            &[],
+            "\nhint: add state = \"FILE\" or images = true to ",
+        ),
     ];
     for (text, args, message) in cases {
         fs::write(&config, text).unwrap();
@@ -327,18 +350,30 @@ fn every_config_error_names_the_key_and_the_file() {
         .run();
     run.success();
     validate::sitemap_bytes(run.stdout(), BASE);
-    fs::write(&config, "base-url = \"ftp://x.example.com/\"").unwrap();
-    Cmd::new()
-        .arg("--config")
-        .arg(&config)
-        .arg(&site.root)
-        .run()
-        .expect_code(2)
-        .stderr_has(&[
-            "config file ",
-            "bad.toml: key \"base-url\": ",
-            "http or https",
-        ]);
+    let cases: [(&str, &[&str]); 2] = [
+        (
+            "base-url = \"ftp://x.example.com/\"",
+            &[
+                "config file ",
+                "bad.toml: key \"base-url\": ",
+                "http or https",
+            ],
+        ),
+        (
+            "base-url = \"example.com\"",
+            &["\nhint: base-url = \"https://example.com/\" (in "],
+        ),
+    ];
+    for (text, parts) in cases {
+        fs::write(&config, text).unwrap();
+        Cmd::new()
+            .arg("--config")
+            .arg(&config)
+            .arg(&site.root)
+            .run()
+            .expect_code(2)
+            .stderr_has(parts);
+    }
 }
 
 #[test]
@@ -382,7 +417,20 @@ fn config_settings_count_for_the_flags_that_need_them_and_flags_turn_them_off() 
     site.run(&["--robots", "-o", "-"])
         .expect_code(2)
         .stderr_has(&["-o - is a preview and writes no robots.txt"]);
-    site.run(&["--gzip=maybe"]).expect_code(2);
+    site.run(&["--gzip=maybe"])
+        .expect_code(2)
+        .stderr_has(&["invalid value 'maybe' for '--gzip'"]);
+    // Any of clap's words for true or false.
+    fs::remove_file(site.path("robots.txt")).unwrap();
+    Cmd::new()
+        .current_dir(dir)
+        .args(["--robots=no", "--gzip=yes", "-o"])
+        .arg(site.path("sitemap.xml.gz"))
+        .run()
+        .success();
+    assert!(!site.path("robots.txt").exists());
+    let gzipped = fs::read(site.path("sitemap.xml.gz")).unwrap();
+    validate::sitemap_bytes(&validate::gunzip(&gzipped), BASE);
 }
 
 #[test]

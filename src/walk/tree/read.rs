@@ -2,6 +2,7 @@
 //! ordered, split into parts past `PART`) or a part of one; the rules applied to each
 //! entry, symlinks judged, pages stat'ed through the directory's descriptor and prepared.
 
+use crate::error::Access;
 use crate::report::shown_path;
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -368,6 +369,5 @@ fn unreadable(path: &Path, err: io::Error) -> Event {
         );
         return Event::Warning(Warning::TooLong, problem, "not listed");
     }
-    let context = format!("cannot read {}", shown_path(path));
-    Event::Failed(anyhow!(err).context(context))
+    Event::Failed(anyhow!(err).context(Access::ReadSite(shown_path(path))))
 }
