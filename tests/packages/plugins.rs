@@ -559,12 +559,32 @@ fn mkdocs_switch_builds_offline_keeps_dates_locally_and_takes_the_old_sitemaps_d
 fn mkdocs_static_i18n_gives_one_sitemap_of_every_language_in_either_plugin_order() {
     let Some(venv) = generators() else { return };
     let pages = [
-        ("docs/index.md", "# Home\n\nWelcome.\n", "2021-01-01T10:00:00+01:00"),
-        ("docs/index.fr.md", "# Accueil\n\nBienvenue.\n", "2021-02-01T10:00:00+01:00"),
-        ("docs/about.md", "# About\n\nWho we are.\n", "2021-03-01T10:00:00+01:00"),
-        ("docs/about.fr.md", "# Qui\n\nNous.\n", "2021-04-01T10:00:00+01:00"),
+        (
+            "docs/index.md",
+            "# Home\n\nWelcome.\n",
+            "2021-01-01T10:00:00+01:00",
+        ),
+        (
+            "docs/index.fr.md",
+            "# Accueil\n\nBienvenue.\n",
+            "2021-02-01T10:00:00+01:00",
+        ),
+        (
+            "docs/about.md",
+            "# About\n\nWho we are.\n",
+            "2021-03-01T10:00:00+01:00",
+        ),
+        (
+            "docs/about.fr.md",
+            "# Qui\n\nNous.\n",
+            "2021-04-01T10:00:00+01:00",
+        ),
         // No translation: fr/guide/ is built from this source.
-        ("docs/guide.md", "# Guide\n\nSteps.\n", "2021-05-01T10:00:00+01:00"),
+        (
+            "docs/guide.md",
+            "# Guide\n\nSteps.\n",
+            "2021-05-01T10:00:00+01:00",
+        ),
         (
             "docs/draft.md",
             "---\nsitemap: false\n---\n# Draft\n\nSoon.\n",
@@ -610,14 +630,7 @@ fn mkdocs_static_i18n_gives_one_sitemap_of_every_language_in_either_plugin_order
         .unwrap();
         let committed: Vec<(&str, &str)> = pages.iter().map(|(p, _, d)| (*p, *d)).collect();
         switch::commit_each(&project, &committed);
-        let build = || {
-            python_ci(
-                venv,
-                &project,
-                &["-m", "mkdocs", "build", "--strict"],
-                "",
-            )
-        };
+        let build = || python_ci(venv, &project, &["-m", "mkdocs", "build", "--strict"], "");
         let log = succeeded(&build());
         assert!(!log.contains("WARNING"), "{log}");
         let expected: BTreeMap<String, String> = [
@@ -632,7 +645,10 @@ fn mkdocs_static_i18n_gives_one_sitemap_of_every_language_in_either_plugin_order
         .map(|(path, date)| (format!("{offline}{path}"), date.to_string()))
         .collect();
         let first = switch::dates(&site.sitemap_path(), &offline);
-        assert_eq!(first, expected, "sitemapgen first: {sitemapgen_first}\n{log}");
+        assert_eq!(
+            first, expected,
+            "sitemapgen first: {sitemapgen_first}\n{log}"
+        );
         // Material reads it as the list of pages.
         let listed = material_reads(&fs::read(site.sitemap_path()).unwrap());
         assert_eq!(listed.len(), expected.len());
