@@ -382,6 +382,7 @@ fn sitemap_settings(
                     .to_string(),
             })
             .collect(),
+        base_path: base.path().to_string(),
     }
 }
 

@@ -12,6 +12,11 @@
 //!
 //! With `--hreflang-default LANG`, a page whose cluster (the page and the alternates it
 //! names) declares no `x-default` gets one: its LANG alternate, as listed.
+//!
+//! A language switcher (Material for MkDocs' `extra.alternate`) writes the same alternates,
+//! the languages' home pages, into every page's head: alternates that several pages name
+//! besides themselves, all of them language roots, are ignored on those pages, and what
+//! they would have recorded waits until that is known (`settle`).
 
 use std::collections::hash_map::Entry as Slot;
 use std::collections::{HashMap, HashSet};
@@ -52,6 +57,38 @@ pub struct Links {
     /// With `locales`: how many listed pages each path has (a page's locale's folder taken
     /// off its substance), by that path's key.
     translations: HashMap<u64, u32>,
+    /// The base URL's path, normalised, with no final `/`: a language root.
+    base: String,
+    /// The pages whose alternates could be a language switcher's, in the walk's order, until
+    /// `settle` knows which are.
+    candidates: Vec<Candidate>,
+    /// How many pages name each set of root alternates (by `switcher_key`), and the first
+    /// such page's, for the note.
+    shared: HashMap<u64, Shared>,
+    /// The sets of root alternates that several pages name: language switchers.
+    switchers: HashSet<u64>,
+}
+
+/// A page whose alternates besides itself all point at language roots.
+#[derive(Debug)]
+struct Candidate {
+    page: u64,
+    set: u64,
+    named: Vec<Named>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    pages: u32,
+    alternates: String,
+}
+
+/// An alternate a page names, as `add` records it: its language, and its page's key (none
+/// for a URL that does not parse).
+#[derive(Debug)]
+struct Named {
+    lang: String,
+    target: Option<u64>,
 }
 
 /// `--locale LANG=PATH`: the pages of a language, in a folder under the base URL.
@@ -159,16 +196,19 @@ fn key(value: &impl Hash) -> u64 {
 }
 
 impl Links {
-    /// `default` is --hreflang-default's language, `locales` --locale's.
-    pub fn new(default: Option<String>, locales: Vec<Locale>) -> Links {
+    /// `default` is --hreflang-default's language, `locales` --locale's, `base` the base
+    /// URL's path.
+    pub fn new(default: Option<String>, locales: Vec<Locale>, base: &str) -> Links {
         Links {
             default,
             locales,
+            base: normal_path(base).trim_end_matches('/').to_string(),
             ..Links::default()
         }
     }
 
-    /// Records the alternates a page names.
+    /// Records the alternates a page names; those that may be a language switcher's wait
+    /// for `settle`.
     pub fn add(&mut self, entry: &Entry) {
         if entry.alternates.is_empty() {
             return;
@@ -176,23 +216,128 @@ impl Links {
         let Some(page) = Parts::of(&entry.loc) else {
             return;
         };
-        for Alternate { lang, href } in &entry.alternates {
-            if let Some(alternate) = Parts::of(href) {
-                self.named.insert((page.page(), alternate.page()));
-                if alternate.page() != page.page() && !lang.eq_ignore_ascii_case(X_DEFAULT) {
-                    self.named_as
-                        .entry(alternate.page())
-                        .or_insert_with(|| lang.clone());
+        let named: Vec<Named> = entry
+            .alternates
+            .iter()
+            .map(|Alternate { lang, href }| Named {
+                lang: lang.clone(),
+                target: Parts::of(href).map(|target| target.page()),
+            })
+            .collect();
+        let Some(set) = self.switcher_key(&page, &entry.alternates) else {
+            self.record(page.page(), &named);
+            return;
+        };
+        let shared = self.shared.entry(set).or_insert_with(|| Shared {
+            pages: 0,
+            alternates: entry
+                .alternates
+                .iter()
+                .map(|Alternate { lang, href }| format!("{lang} {href}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+        shared.pages += 1;
+        self.candidates.push(Candidate {
+            page: page.page(),
+            set,
+            named,
+        });
+    }
+
+    /// Records the alternates the page `page` names.
+    fn record(&mut self, page: u64, named: &[Named]) {
+        for Named { lang, target } in named {
+            if let Some(target) = *target {
+                self.named.insert((page, target));
+                if target != page && !lang.eq_ignore_ascii_case(X_DEFAULT) {
+                    self.named_as.entry(target).or_insert_with(|| lang.clone());
                 }
             }
             if !self.locales.is_empty() {
                 self.names_lang
-                    .insert(key(&(page.page(), lang.to_ascii_lowercase())));
+                    .insert(key(&(page, lang.to_ascii_lowercase())));
             }
             if self.default.is_some() && lang.eq_ignore_ascii_case(X_DEFAULT) {
-                self.declares_default.insert(page.page());
+                self.declares_default.insert(page);
             }
         }
+    }
+
+    /// Once every page is added: the sets of root alternates several pages name are a
+    /// language switcher's, said once in a note; the others are the pages' own, recorded.
+    pub fn settle(&mut self, report: &Report) {
+        for Candidate { page, set, named } in std::mem::take(&mut self.candidates) {
+            let Some(shared) = self.shared.get(&set).filter(|shared| shared.pages > 1) else {
+                self.record(page, &named);
+                continue;
+            };
+            if self.switchers.insert(set) {
+                report.note(format_args!(
+                    "{} pages name the same alternates, each a language's home page ({}): a \
+                     language switcher, not each page's translations; ignored on those pages",
+                    shared.pages, shared.alternates
+                ));
+            }
+        }
+    }
+
+    /// The key of the alternates `alternates` of the page `page` besides itself, when there
+    /// are some and each points at a language root (see `is_root`); an `x-default` may also
+    /// point where another of them does.
+    fn switcher_key(&self, page: &Parts, alternates: &[Alternate]) -> Option<u64> {
+        let mut targets = Vec::with_capacity(alternates.len());
+        for Alternate { lang, href } in alternates {
+            targets.push((lang.to_ascii_lowercase(), Parts::of(href)?));
+        }
+        let mut others: Vec<(&str, u64)> = Vec::with_capacity(targets.len());
+        for (lang, target) in &targets {
+            if target.page() == page.page() {
+                continue;
+            }
+            let root = if lang == X_DEFAULT {
+                targets
+                    .iter()
+                    .any(|(other, named)| other != X_DEFAULT && named.page() == target.page())
+                    || self.is_root(target, None)
+            } else {
+                self.is_root(target, Some(lang))
+            };
+            if !root {
+                return None;
+            }
+            others.push((lang, target.page()));
+        }
+        others.sort_unstable();
+        others.dedup();
+        (!others.is_empty()).then(|| key(&others))
+    }
+
+    /// Whether `target` is a language root: the home page of a host, of the base URL, of a
+    /// --locale folder, or of a folder named for `lang` (`/fr/` for `fr`, `/pt/` for `pt-BR`,
+    /// `/zh_CN/` for `zh-CN`, in any case).
+    fn is_root(&self, target: &Parts, lang: Option<&str>) -> bool {
+        // `/fr`, `/fr/`, `/fr/index.html`: not `/fr.html`, a page.
+        let form = target.form().map(|form| FORMS[form]);
+        if !matches!(form, Some("" | "/" | "/index.html" | "/index.htm")) {
+            return false;
+        }
+        let folder = target.substance();
+        if folder.is_empty()
+            || folder == self.base
+            || self.locales.iter().any(|locale| locale.folder == folder)
+        {
+            return true;
+        }
+        let name = folder
+            .rsplit('/')
+            .next()
+            .unwrap_or(folder)
+            .replace('_', "-");
+        lang.is_some_and(|lang| {
+            let primary = lang.split('-').next().unwrap_or(lang);
+            name.eq_ignore_ascii_case(lang) || name.eq_ignore_ascii_case(primary)
+        })
     }
 
     /// Records a URL of the sitemap.
@@ -238,6 +383,13 @@ impl Links {
         let Some(page) = Parts::of(&entry.loc) else {
             return Ok(());
         };
+        if !self.switchers.is_empty()
+            && self
+                .switcher_key(&page, &entry.alternates)
+                .is_some_and(|set| self.switchers.contains(&set))
+        {
+            entry.alternates.clear();
+        }
         // A cluster with an x-default of its own keeps it, even one dropped below: the
         // pages' word on it is not overruled.
         let add_default = self.default.as_ref().filter(|_| {

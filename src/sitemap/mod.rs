@@ -62,6 +62,8 @@ pub struct Settings {
     pub date_only: bool,
     /// --locale: each language's folder, whose pages are alternates of each other.
     pub locales: Vec<Locale>,
+    /// The base URL's path: a language root, for telling a language switcher's alternates.
+    pub base_path: String,
 }
 
 impl Settings {
@@ -110,6 +112,7 @@ impl<'s> Collector<'s> {
                 links: Box::new(Links::new(
                     settings.hreflang_default.clone(),
                     settings.locales.clone(),
+                    &settings.base_path,
                 )),
                 images: false,
                 direct: (!locales).then_some(direct),
@@ -170,6 +173,7 @@ fn write_spooled(
     image: bool,
     report: &mut Report,
 ) -> Result<Vec<Vec<Done>>> {
+    links.settle(report);
     if links.wants_list() {
         for entry in spool.replay()? {
             links.list(&entry?.loc);

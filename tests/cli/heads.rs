@@ -552,6 +552,73 @@ fn a_page_whose_head_names_only_the_other_locales_names_itself_too() {
     assert_eq!(got["zh/"], [pair("en-us", ""), pair("zh-cn", "zh/")]);
 }
 
+#[test]
+fn a_language_switcher_on_every_page_is_not_their_alternates() {
+    let site = Site::empty();
+    // Material for MkDocs' `extra.alternate`: the languages' home pages in every head.
+    let switcher = "<html lang=en><head><title>t</title>\
+                    <link rel=alternate href=/ hreflang=en>\
+                    <link rel=alternate href=/fr/ hreflang=fr></head>";
+    for page in [
+        "index.html",
+        "guide/index.html",
+        "about.html",
+        "fr/index.html",
+        "fr/guide/index.html",
+    ] {
+        site.write(page, switcher);
+    }
+    // A page's own alternates, which happen to be in every head of their cluster.
+    let news = "<link rel=alternate hreflang=en href=/news/>\
+                <link rel=alternate hreflang=fr href=/fr/news/>";
+    site.write("news/index.html", news);
+    site.write("fr/news/index.html", news);
+    let run = site.run(&[]);
+    run.success().stderr_has(&[
+        "note: 3 pages name the same alternates, each a language's home page (en \
+         https://example.com/, fr https://example.com/fr/): a language switcher, not each \
+         page's translations; ignored on those pages",
+    ]);
+    assert!(!run.stderr().contains("warning"), "{}", run.stderr());
+    let homes = vec![pair("en", ""), pair("fr", "fr/")];
+    let news = vec![pair("en", "news/"), pair("fr", "fr/news/")];
+    let expected: BTreeMap<String, Vec<(String, String)>> = [
+        ("", homes.clone()),
+        ("about.html", vec![]),
+        ("fr/", homes),
+        ("fr/guide/", vec![]),
+        ("fr/news/", news.clone()),
+        ("guide/", vec![]),
+        ("news/", news),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    assert_eq!(alternates(&site), expected);
+
+    // With the locales' folders, the switcher's pages get their translations from them; the
+    // switcher's languages do not count as ones the heads name.
+    site.run(&["--locale", "en=/", "--locale", "fr=/fr/"])
+        .success();
+    let got = alternates(&site);
+    let guide = [pair("en", "guide/"), pair("fr", "fr/guide/")];
+    assert_eq!(got["guide/"], guide);
+    assert_eq!(got["fr/guide/"], guide);
+    assert_eq!(got["about.html"], []);
+
+    // One page alone naming the homes names its alternates, checked as any others.
+    let lone = Site::empty();
+    lone.write("index.html", switcher);
+    lone.write("fr/index.html", "<title>fr</title>");
+    lone.write("guide.html", switcher);
+    let run = lone.run(&[]);
+    run.success().stderr_has(&[
+        "warning: https://example.com/guide.html: its en alternate https://example.com/ does \
+         not name it back",
+    ]);
+    assert!(!run.stderr().contains("note:"), "{}", run.stderr());
+}
+
 /// An English site at the root and its French translation under fr/: a page of each
 /// language only, a French page left out, one page that names its alternates itself.
 fn two_locales() -> Site {

@@ -829,6 +829,58 @@ fn mkdocs_plugin_keeps_materials_sitemap_a_list_of_pages_and_serves_the_gzip_url
 }
 
 #[test]
+fn mkdocs_strict_build_passes_with_materials_language_switcher() {
+    let Some(venv) = generators() else { return };
+    let site = Site::empty();
+    let base = "https://example.com/";
+    let project = site.outside().join("project");
+    for (page, text) in [
+        ("index.md", "# Home\n"),
+        ("guide.md", "# Guide\n"),
+        ("fr/index.md", "# Accueil\n"),
+        ("fr/guide.md", "# Guide\n"),
+    ] {
+        let path = project.join("docs").join(page);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    // Material's language selector: the same links to each language's home in every head.
+    let config = format!(
+        "site_name: Demo\nsite_url: {base}\nsite_dir: {}\ntheme:\n  name: material\n\
+         extra:\n  alternate:\n    - name: English\n      link: /\n      lang: en\n\
+         \x20   - name: Français\n      link: /fr/\n      lang: fr\n\
+         plugins:\n  - sitemapgen:\n      state: false\n",
+        site.root.display()
+    );
+    fs::write(project.join("mkdocs.yml"), config).unwrap();
+    let log = succeeded(&python(
+        venv,
+        &project,
+        &["-m", "mkdocs", "build", "--strict"],
+    ));
+    assert!(!log.contains("WARNING"), "{log}");
+    let alternates: BTreeMap<String, Vec<(String, String)>> =
+        validate::sitemap(&site.sitemap_path(), base)
+            .into_iter()
+            .map(|url| (url.loc, url.alternates))
+            .collect();
+    let homes = vec![
+        ("en".to_string(), base.to_string()),
+        ("fr".to_string(), format!("{base}fr/")),
+    ];
+    let expected: BTreeMap<String, Vec<(String, String)>> = [
+        ("", homes.clone()),
+        ("fr/", homes),
+        ("fr/guide/", vec![]),
+        ("guide/", vec![]),
+    ]
+    .into_iter()
+    .map(|(path, alternates)| (format!("{base}{path}"), alternates))
+    .collect();
+    assert_eq!(alternates, expected);
+}
+
+#[test]
 fn sphinx_extension_leaves_out_documents_marked_nositemap() {
     let Some(venv) = generators() else { return };
     let site = Site::empty();
