@@ -3,7 +3,7 @@
 
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
-use time::{Date, OffsetDateTime};
+use time::{Date, OffsetDateTime, Time};
 
 /// `YYYY-MM-DD`, or `YYYY-MM-DDThh:mm:ss[.s]TZD` with TZD `Z` or `±hh:mm`: the two W3C
 /// Datetime forms that every search engine accepts (a time without a zone is not one), within
@@ -32,17 +32,66 @@ pub fn instant(text: &str) -> Option<OffsetDateTime> {
     OffsetDateTime::parse(text, &Rfc3339).ok()
 }
 
-/// A date from elsewhere (git) in a W3C form the schema takes: as it is if it is one; an
-/// offset beyond the schema's 14 hours (git takes up to 99) moved to UTC; None otherwise.
+/// A date from elsewhere (git, a plugin) in a W3C form the schema takes: as it is if it is
+/// one; else an ISO 8601 date as git prints or takes it (`%cI`, `%ci`: a space for the `T`
+/// or before the zone, a zone `Z`, `±hh`, `±hhmm` or `±hh:mm`, its hours and its minutes up
+/// to 99 as git reads them) with its zone written `±hh:mm`, or moved to UTC where it is
+/// beyond the schema's 14 hours; None otherwise (no zone, a year before 0001).
 pub fn w3c_form(text: &str) -> Option<String> {
     if is_w3c_date(text) {
         return Some(text.to_string());
     }
-    let utc = OffsetDateTime::parse(text, &Rfc3339)
-        .ok()?
-        .to_offset(time::UtcOffset::UTC);
-    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]+00:00");
-    utc.format(format).ok().filter(|date| is_w3c_date(date))
+    let (date, rest) = text.split_at_checked(10)?;
+    let (clock, rest) = rest.strip_prefix(['T', ' '])?.split_at_checked(8)?;
+    let date = Date::parse(date, format_description!("[year]-[month]-[day]")).ok()?;
+    let clock = Time::parse(clock, format_description!("[hour]:[minute]:[second]")).ok()?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (fraction, zone) = match rest.strip_prefix('.') {
+        Some(rest) => rest.split_at(
+            rest.find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len()),
+        ),
+        None => ("", rest),
+    };
+    let fraction = match fraction {
+        "" if rest.starts_with('.') => return None,
+        "" => String::new(),
+        digits => format!(".{digits}"),
+    };
+    let zone = zone.strip_prefix(' ').unwrap_or(zone);
+    let (sign, hhmm) = match zone.split_at_checked(1)? {
+        ("Z", "") => (1, "0000"),
+        ("+", hhmm) => (1, hhmm),
+        ("-", hhmm) => (-1, hhmm),
+        _ => return None,
+    };
+    let (hours, minutes) = match hhmm.len() {
+        2 => (hhmm, "00"),
+        4 => hhmm.split_at(2),
+        5 if hhmm.as_bytes()[2] == b':' => (&hhmm[..2], &hhmm[3..]),
+        _ => return None,
+    };
+    if !digits(hours) || !digits(minutes) {
+        return None;
+    }
+    let (hours, minutes) = (hours.parse::<i64>().ok()?, minutes.parse::<i64>().ok()?);
+    let offset = sign * (hours * 60 + minutes);
+    let local = date.with_time(clock);
+    let seconds = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
+    let written = match minutes < 60 && hours <= 14 && offset.abs() <= 14 * 60 {
+        true => {
+            let sign = if sign < 0 && offset != 0 { '-' } else { '+' };
+            let at = local.format(seconds).ok()?;
+            format!("{at}{fraction}{sign}{hours:02}:{minutes:02}")
+        }
+        false => {
+            let at = (local.assume_utc() - time::Duration::minutes(offset))
+                .format(seconds)
+                .ok()?;
+            format!("{at}{fraction}+00:00")
+        }
+    };
+    Some(written).filter(|date| is_w3c_date(date))
 }
 
 /// An mtime (seconds since the epoch) as `YYYY-MM-DDThh:mm:ss+00:00`, or None outside
@@ -112,6 +161,40 @@ mod tests {
         );
         assert_eq!(w3c_form("0000-01-01T00:00:00+00:00"), None);
         assert_eq!(w3c_form("yesterday"), None);
+        // Every zone git prints (%cI, %ci) or takes (GIT_COMMITTER_DATE), in one W3C form.
+        for (given, written) in [
+            ("2024-05-01T10:00:00+1500", "2024-04-30T19:00:00+00:00"),
+            ("2024-05-01 10:00:00 +1500", "2024-04-30T19:00:00+00:00"),
+            ("2024-05-01T10:00:00+15", "2024-04-30T19:00:00+00:00"),
+            ("2024-05-01T10:00:00+0200", "2024-05-01T10:00:00+02:00"),
+            ("2024-05-01 10:00:00 -0530", "2024-05-01T10:00:00-05:30"),
+            ("2024-05-01T10:00:00-0000", "2024-05-01T10:00:00+00:00"),
+            ("2024-05-01T10:00:00 Z", "2024-05-01T10:00:00+00:00"),
+            ("2024-05-01 10:00:00Z", "2024-05-01T10:00:00+00:00"),
+            ("2024-05-01T11:15:00+00:75", "2024-05-01T10:00:00+00:00"),
+            ("2024-05-05T13:59:00+99:59", "2024-05-01T10:00:00+00:00"),
+            ("2024-04-30T19:30:00-14:30", "2024-05-01T10:00:00+00:00"),
+            (
+                "2024-05-01T10:00:00.25+1500",
+                "2024-04-30T19:00:00.25+00:00",
+            ),
+        ] {
+            assert_eq!(w3c_form(given).as_deref(), Some(written), "{given}");
+        }
+        for bad in [
+            "2024-05-01T10:00:00",
+            "2024-05-01 10:00:00",
+            "2024-05-01T10:00:00+1",
+            "2024-05-01T10:00:00+150",
+            "2024-05-01T10:00:00+15:0",
+            "2024-05-01T10:00:00+1a00",
+            "2024-05-01T10:00:00.+00:00",
+            "2024-05-01T10:00:00  +0000",
+            "2024-05-01t10:00:00+0000",
+            "0001-01-01T00:00:00+1500",
+        ] {
+            assert_eq!(w3c_form(bad), None, "{bad}");
+        }
         assert!(
             instant("2024-05-01T05:00:00-05:00")
                 < instant("2024-05-01T10:00:00+09:00").map(|t| t + time::Duration::hours(24))

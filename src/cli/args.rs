@@ -209,10 +209,17 @@ pub struct Cli {
     pub previous_sitemap: Option<Published>,
 
     /// The first date of each page the state does not know yet (every page, without
-    /// --state): its source's last change, a line `FILE<TAB>DATE` each, the page's file
-    /// relative to DIR or its URL, and a W3C date (blank lines and # comments skipped)
+    /// --state): its source's last change, a line `PAGE<TAB>DATE` each, PAGE the page's file
+    /// relative to DIR or its URL, DATE a W3C date or an ISO date as git prints it (blank
+    /// lines and # comments skipped)
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub source_dates: Option<PathBuf>,
+
+    /// The same, dated by git: a line `PAGE<TAB>SOURCE` each, SOURCE the page's source file
+    /// (relative to the current directory, or absolute), dated by its last commit; none for a
+    /// source outside a git work tree or untracked, nor by a shallow clone's boundary commit
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub sources: Option<PathBuf>,
 
     /// Write the URLs added, re-dated and removed since the state to FILE, a line each:
     /// `added URL`, `redated URL`, `removed URL` (needs --state)
@@ -443,6 +450,7 @@ const TOPICS: &[(&str, &[&str])] = &[
             "previous-sitemap",
             "state-copy",
             "source-dates",
+            "sources",
             "digest",
             "digest-region",
             "digest-ignore",

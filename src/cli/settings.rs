@@ -189,6 +189,9 @@ fn check_values(cli: &Cli) -> Result<()> {
     if cli.lastmod == LastmodMode::Omit && cli.source_dates.is_some() {
         bail!("--source-dates gives dates, and --lastmod none writes none: drop one of them");
     }
+    if cli.lastmod == LastmodMode::Omit && cli.sources.is_some() {
+        bail!("--sources gives dates, and --lastmod none writes none: drop one of them");
+    }
     if cli.grouped() && txt {
         bail!(
             "a text sitemap has no index to group sitemaps under: drop --group, \
@@ -281,6 +284,7 @@ fn decide_settings(
         scan,
         add_urls: cli.add_urls.clone(),
         source_dates: cli.source_dates.clone(),
+        sources: cli.sources.clone(),
         rules: PathRules {
             changefreq: ValueRules::new(&cli.changefreq, "--changefreq")?,
             priority: ValueRules::new(&cli.priority, "--priority")?,

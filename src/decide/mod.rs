@@ -62,8 +62,9 @@ pub struct Settings {
     pub scan: scan::Settings,
     /// --add-urls: files of URLs to list besides the pages.
     pub add_urls: Vec<PathBuf>,
-    /// --source-dates: the first date of each page the state does not know.
+    /// --source-dates and --sources: the first date of each page the state does not know.
     pub source_dates: Option<PathBuf>,
+    pub sources: Option<PathBuf>,
 }
 
 /// A page decided: its entry in the sitemap, and what --state recorded of it.
@@ -105,7 +106,12 @@ impl<'s> Decider<'s> {
     ) -> Result<Decider<'s>> {
         // First: a mistake in them is the user's, told before the site is read.
         let added = Added::read(&settings.add_urls, &settings.base, report)?;
-        let sources = SourceDates::read(settings.source_dates.as_deref(), &settings.base)?;
+        let sources = SourceDates::read(
+            settings.source_dates.as_deref(),
+            settings.sources.as_deref(),
+            &settings.base,
+            report,
+        )?;
         let disallow = match &settings.robots_txt {
             Some(path) => Disallow::read(path)?,
             None => None,

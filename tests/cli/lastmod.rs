@@ -842,6 +842,236 @@ fn source_dates_date_the_pages_the_state_does_not_know_yet() {
         .stderr_has(&["--source-dates gives dates, and --lastmod none writes none"]);
 }
 
+/// What `git log -1 --format=FORMAT -- FILE` prints in `repo`.
+fn last_commit(repo: &Path, format: &str, file: &str) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["log", "-1", &format!("--format={format}"), "--", file])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn sources_are_dated_by_their_last_commit() {
+    let site = Site::with_pages(&[
+        "a.html",
+        "b/c/index.html",
+        "x.html",
+        "fr/x.html",
+        "new.html",
+        "loose.html",
+        "gone.html",
+    ]);
+    let project = site.outside().join("project");
+    for file in ["docs/a.md", "docs/b/c.md", "docs/x.md"] {
+        fs::create_dir_all(project.join(file).parent().unwrap()).unwrap();
+        fs::write(project.join(file), "one").unwrap();
+    }
+    git(&project, &["init", "-q"], "2024-01-01T00:00:00Z");
+    git(&project, &["add", "."], "2024-01-01T00:00:00Z");
+    git(
+        &project,
+        &["commit", "-qm", "one"],
+        "2024-01-01T10:00:00+02:00",
+    );
+    // An offset git takes and the schema does not: written in UTC.
+    fs::write(project.join("docs/b/c.md"), "two").unwrap();
+    git(
+        &project,
+        &["commit", "-qam", "two"],
+        "2024-05-01T10:00:00+1500",
+    );
+    fs::write(project.join("docs/new.md"), "untracked").unwrap();
+    fs::write(site.outside().join("loose.md"), "outside any work tree").unwrap();
+    let sources = site.outside().join("sources.tsv");
+    fs::write(
+        &sources,
+        format!(
+            "# page<TAB>source\na.html\t{docs}/a.md\nb/c/index.html\tdocs/b/c.md\n\
+             x.html\t{docs}/x.md\nhttps://example.com/fr/x.html\t{docs}/x.md\n\
+             new.html\t{docs}/new.md\nloose.html\t{loose}\ngone.html\t{docs}/gone.md\n\
+             draft.html\t{docs}/a.md\n",
+            docs = project.join("docs").display(),
+            loose = site.outside().join("loose.md").display(),
+        ),
+    )
+    .unwrap();
+    let first = "2024-01-01T10:00:00+02:00";
+    let expected = [
+        ("a.html", first),
+        ("b/c/", "2024-04-30T19:00:00+00:00"),
+        ("fr/x.html", first),
+        ("gone.html", "2030-01-01"),
+        ("loose.html", "2030-01-01"),
+        ("new.html", "2030-01-01"),
+        ("x.html", first),
+    ]
+    .map(|(path, date)| (format!("{BASE}{path}"), Some(date.to_string())))
+    .into_iter()
+    .collect::<BTreeMap<_, _>>();
+    // SOURCE relative to the current directory; the pages with no date from git take the
+    // normal rule's.
+    let state = state_path(&site);
+    for with_state in [false, true] {
+        let mut cmd = site.command(&["--lastmod", "2030-01-01", "-v", "--sources"]);
+        cmd.arg(&sources).current_dir(&project);
+        if with_state {
+            cmd.args(["--state", &state]);
+        }
+        cmd.run().success().stderr_has(&[
+            "loose.md: not in a git work tree, its pages are dated as others are",
+            "gone.md: no such source",
+        ]);
+        assert_eq!(dates(&site), expected);
+    }
+
+    // The same commit's date as git prints it, through --source-dates.
+    for format in ["%cI", "%ci"] {
+        let date = last_commit(&project, format, "docs/b/c.md");
+        fs::write(
+            site.outside().join("dates.tsv"),
+            format!("b/c/index.html\t{date}\n"),
+        )
+        .unwrap();
+        site.command(&["--source-dates"])
+            .arg(site.outside().join("dates.tsv"))
+            .run()
+            .success();
+        assert_eq!(
+            dates(&site)[&format!("{BASE}b/c/")].as_deref(),
+            Some("2024-04-30T19:00:00+00:00"),
+            "{date}"
+        );
+    }
+    // A page given by both is refused.
+    site.command(&["--source-dates"])
+        .arg(site.outside().join("dates.tsv"))
+        .arg("--sources")
+        .arg(&sources)
+        .current_dir(&project)
+        .run()
+        .expect_code(2)
+        .stderr_has(&[":3: b/c/index.html is given a date already by --source-dates, line 1"]);
+    for (text, expected) in [
+        (
+            "a.html docs/a.md\n",
+            ":1: not a page's file or URL, a tab and a source file",
+        ),
+        ("a.html\t\n", ":1: the source is not a file's path"),
+        (
+            "a.html\tx\na.html\ty\n",
+            ":2: a.html is given a date already on line 1",
+        ),
+    ] {
+        fs::write(&sources, text).unwrap();
+        site.command(&["--sources"])
+            .arg(&sources)
+            .run()
+            .expect_code(2)
+            .stderr_has(&[&sources.display().to_string(), expected, "(--sources)"]);
+    }
+    site.command(&["--lastmod", "none", "--sources"])
+        .arg(&sources)
+        .run()
+        .expect_code(2)
+        .stderr_has(&["--sources gives dates, and --lastmod none writes none"]);
+}
+
+#[test]
+fn sources_git_cannot_read_are_warned_about_and_dated_as_others() {
+    let site = Site::with_pages(&["a.html"]);
+    let project = site.outside().join("project");
+    fs::create_dir(&project).unwrap();
+    fs::write(project.join("a.md"), "x").unwrap();
+    let sources = site.outside().join("sources.tsv");
+    fs::write(
+        &sources,
+        format!("a.html\t{}\n", project.join("a.md").display()),
+    )
+    .unwrap();
+    let run = || {
+        let mut cmd = site.command(&["--lastmod", "2030-01-01", "--sources"]);
+        cmd.arg(&sources);
+        let run = cmd.run();
+        run.success();
+        assert_eq!(
+            dates(&site)[&format!("{BASE}a.html")].as_deref(),
+            Some("2030-01-01")
+        );
+        run
+    };
+    // A work tree with no commit yet: git log fails.
+    git(&project, &["init", "-q"], "2024-01-01T00:00:00Z");
+    run().stderr_has(&[
+        "warning: cannot date the sources: git log failed: ",
+        "their pages are dated as others are (--sources)",
+    ]);
+    // A `.git` that is no repository.
+    fs::remove_dir_all(project.join(".git")).unwrap();
+    fs::create_dir(project.join(".git")).unwrap();
+    run().stderr_has(&[
+        "warning: cannot read the git history of ",
+        "not a git repository",
+    ]);
+}
+
+#[test]
+fn a_shallow_clones_boundary_dates_no_source() {
+    let site = Site::with_pages(&["old.html", "new.html"]);
+    let origin = site.outside().join("origin");
+    fs::create_dir(&origin).unwrap();
+    git(&origin, &["init", "-q"], "2024-01-01T00:00:00Z");
+    fs::write(origin.join("old.md"), "x").unwrap();
+    fs::write(origin.join("new.md"), "x").unwrap();
+    git(&origin, &["add", "."], "2024-01-01T00:00:00Z");
+    git(&origin, &["commit", "-qm", "one"], "2024-01-01T00:00:00Z");
+    fs::write(origin.join("new.md"), "y").unwrap();
+    git(&origin, &["commit", "-qam", "two"], "2024-03-01T00:00:00Z");
+    fs::write(origin.join("new.md"), "z").unwrap();
+    git(
+        &origin,
+        &["commit", "-qam", "three"],
+        "2024-04-01T00:00:00Z",
+    );
+    let clone = site.outside().join("clone");
+    let out = Command::new("git")
+        .args(["clone", "-q", "--depth", "2"])
+        .arg(format!("file://{}", origin.display()))
+        .arg(&clone)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sources = site.outside().join("sources.tsv");
+    fs::write(
+        &sources,
+        format!(
+            "old.html\t{}\nnew.html\t{}\n",
+            clone.join("old.md").display(),
+            clone.join("new.md").display()
+        ),
+    )
+    .unwrap();
+    site.command(&["--lastmod", "2030-01-01", "--sources"])
+        .arg(&sources)
+        .run()
+        .success()
+        .stderr_has(&["note: ", "is a shallow clone", "git fetch --unshallow"]);
+    let got = dates(&site);
+    // The clone's boundary (commit two) holds old.md, unchanged since commit one.
+    assert_eq!(
+        got[&format!("{BASE}old.html")].as_deref(),
+        Some("2030-01-01")
+    );
+    let three = last_commit(&clone, "%cI", "new.md");
+    assert_eq!(got[&format!("{BASE}new.html")], Some(three));
+}
+
 #[test]
 fn lastmod_format_date_writes_each_date_alone_and_the_state_keeps_the_time() {
     let site = Site::with_pages(&["index.html", "a.html"]);

@@ -95,14 +95,17 @@ impl Frozen {
     }
 
     /// The date of `page`, listed as `url`: the recorded one while its content is the same;
-    /// else, for a page new to the state, `source` (--source-dates) or `fresh`; for a
-    /// changed one, `fresh`. `declared` is the date the page declares.
+    /// else, for a page new to the state, its `source`'s (--source-dates, --sources) or
+    /// `fresh`; for a changed one, `fresh`. `declared` is the date the page declares.
     pub(super) fn date(
         &mut self,
         page: &Page,
         url: &Listed,
         digested: impl FnOnce() -> Result<(blake3::Hash, Option<Fingerprint>)>,
-        (declared, source): (Option<&str>, Option<&str>),
+        (declared, source): (
+            Option<&str>,
+            impl FnOnce(&mut Report) -> Result<Option<String>>,
+        ),
         report: &mut Report,
         fresh: impl FnOnce(&mut Report) -> Result<Option<String>>,
     ) -> Result<(Option<String>, Option<Recorded>)> {
@@ -162,8 +165,8 @@ impl Frozen {
             None => {
                 report.why(|| "new to the state: dated as a new page".to_string());
                 self.churn.added += 1;
-                let lastmod = match source {
-                    Some(date) => Some(date.to_string()),
+                let lastmod = match source(report)? {
+                    Some(date) => Some(date),
                     None => fresh(report)?,
                 };
                 (lastmod, Some(Kind::Added), 0)

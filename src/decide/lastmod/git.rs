@@ -1,7 +1,8 @@
-//! `--lastmod git`: each file's date is the committer date of the last commit that touched
-//! it, from `git log` over the whole history (not one git process per file). git starts
-//! with the run and its output is read as it comes, beside the walk, into a compact table:
-//! the names in one buffer, each date once.
+//! The last commit of files, from `git log` over the whole history (not one git process
+//! per file): each file of DIR for `--lastmod git`, the pages' sources for `--sources`. git
+//! starts with the run and its output is read as it comes, beside the walk, into a compact
+//! table: the names in one buffer, each date once. Reading only some files, it stops once
+//! each is dated.
 //!
 //! git holds all the files a commit changed at once, a few hundred bytes each: a commit of
 //! 160,000 files takes it past 60 MiB. A tree of more than `GROUP` files (as HEAD has it,
@@ -9,8 +10,7 @@
 //! directories of at most `GROUP` files in all, and one for the rest.
 
 use crate::io::native;
-use crate::report::shown_path;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashSet};
 use std::ffi::OsString;
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, BufRead, BufReader, Read};
@@ -41,7 +41,6 @@ const LOG: &[&str] = &[
     "--name-only",
     "--no-renames",
     "-z",
-    "--",
 ];
 
 /// HEAD's files under DIR, relative to it, each ending in NUL.
@@ -67,30 +66,56 @@ const MAX_FIELD: usize = 1 << 20;
 /// What is kept of git's standard error, for the message when it fails.
 const MAX_STDERR: u64 = 16 << 10;
 
-/// The dates of the files under DIR, from its work tree's history.
-pub struct GitDates {
+/// The files of a directory of a work tree whose history is read.
+pub struct Tree {
+    dir: PathBuf,
+    /// `dir`'s path in the work tree, as git's names begin with it.
+    prefix: Vec<u8>,
     pub shallow: bool,
-    /// The history being read, until it is waited for.
+    /// The names (relative to `dir`) to date, the others left out; None for every file.
+    wanted: Option<HashSet<Vec<u8>>>,
+}
+
+impl Tree {
+    /// Every file under `dir`: an error when `dir` is not inside a work tree, or git cannot
+    /// run.
+    pub fn open(dir: &Path) -> Result<Tree> {
+        let prefix = git(dir, &["rev-parse", "--show-prefix"])?;
+        let prefix = prefix.strip_suffix(b"\n").unwrap_or(&prefix).to_vec();
+        let shallow = git(dir, &["rev-parse", "--is-shallow-repository"])? == b"true\n";
+        Ok(Tree {
+            dir: dir.to_path_buf(),
+            prefix,
+            shallow,
+            wanted: None,
+        })
+    }
+
+    /// Only the files `wanted` (relative to the tree's directory); the reading stops once
+    /// each is dated. In a shallow clone, a file whose last commit there is its boundary is
+    /// not dated by it: that commit holds every file, as if it had added them all.
+    pub fn only(self, wanted: HashSet<Vec<u8>>) -> Tree {
+        Tree {
+            wanted: Some(wanted),
+            ..self
+        }
+    }
+}
+
+/// The dates of the files of some trees, from their history.
+pub struct GitDates {
+    /// The histories being read, until they are waited for.
     log: Option<Log>,
-    dates: Dates,
+    /// Each tree's, in their order.
+    dates: Vec<Dates>,
 }
 
 impl GitDates {
-    /// Starts reading the history of the work tree holding `dir`; an error (a usage error)
-    /// when `dir` is not inside one.
-    pub fn start(dir: &Path) -> Result<GitDates> {
-        let prefix = git(dir, &["rev-parse", "--show-prefix"]).with_context(|| {
-            format!(
-                "--lastmod git: {} is not inside a git work tree",
-                shown_path(dir)
-            )
-        })?;
-        let prefix = prefix.strip_suffix(b"\n").unwrap_or(&prefix).to_vec();
-        let shallow = git(dir, &["rev-parse", "--is-shallow-repository"])? == b"true\n";
+    /// Starts reading the histories of `trees`, one after another.
+    pub fn start(trees: Vec<Tree>) -> Result<GitDates> {
         Ok(GitDates {
-            shallow,
-            log: Some(Log::start(dir.to_path_buf(), prefix)?),
-            dates: Dates::default(),
+            log: Some(Log::start(trees)?),
+            dates: Vec::new(),
         })
     }
 
@@ -103,11 +128,12 @@ impl GitDates {
         Ok(())
     }
 
-    /// The date of `rel`, a path relative to DIR (waiting for git first); None for a file
-    /// git does not know, or whose date the schema cannot take.
-    pub fn date(&mut self, rel: &Path) -> Result<Option<&str>> {
+    /// The date of `rel`, a path relative to the directory of the `tree`th tree (waiting
+    /// for git first); None for a file git does not know, or whose date the schema cannot
+    /// take.
+    pub fn date(&mut self, tree: usize, rel: &[u8]) -> Result<Option<&str>> {
         self.wait()?;
-        Ok(self.dates.get(rel.as_os_str().as_encoded_bytes()))
+        Ok(self.dates.get(tree).and_then(|dates| dates.get(rel)))
     }
 }
 
@@ -115,7 +141,7 @@ impl GitDates {
 /// it is finished (a run that fails or ends early), it kills that git and waits for it:
 /// none is left behind, running or as a zombie.
 struct Log {
-    reader: Option<JoinHandle<Result<Dates>>>,
+    reader: Option<JoinHandle<Result<Vec<Dates>>>>,
     running: Arc<Mutex<Running>>,
 }
 
@@ -146,12 +172,12 @@ impl Drop for Log {
 }
 
 impl Log {
-    fn start(dir: PathBuf, prefix: Vec<u8>) -> Result<Log> {
+    fn start(trees: Vec<Tree>) -> Result<Log> {
         let running = Arc::new(Mutex::new(Running::default()));
         let shared = Arc::clone(&running);
         let reader = thread::Builder::new()
             .name("git log".into())
-            .spawn(move || history(&dir, &prefix, &shared))
+            .spawn(move || trees.iter().map(|tree| history(tree, &shared)).collect())
             .context("cannot start a thread to read the git history")?;
         Ok(Log {
             reader: Some(reader),
@@ -159,7 +185,7 @@ impl Log {
         })
     }
 
-    fn finish(mut self) -> Result<Dates> {
+    fn finish(mut self) -> Result<Vec<Dates>> {
         let reader = self
             .reader
             .take()
@@ -170,34 +196,49 @@ impl Log {
     }
 }
 
-/// Reads the history of the files under DIR (`prefix` in the work tree): HEAD's files
-/// first, to split them when there are many, then a `git log` for each group.
-fn history(dir: &Path, prefix: &[u8], running: &Mutex<Running>) -> Result<Dates> {
+/// Reads the history of the files of `tree`: HEAD's files first, to split them when there
+/// are many, then a `git log` for each group, until every file wanted is dated.
+fn history(tree: &Tree, running: &Mutex<Running>) -> Result<Dates> {
     let mut list = Command::new("git");
-    list.arg("-C").arg(dir).args(LIST);
+    list.arg("-C").arg(&tree.dir).args(LIST);
     // The listing only splits the reading: when it fails (no commit yet), the log that
     // follows reads the whole history and says why it cannot.
-    let groups = run(list, running, "ls-tree", |out| groups(out, GROUP))
-        .unwrap_or_else(|_| vec![vec![".".into()]]);
+    let groups = run(list, running, "ls-tree", |out| {
+        Ok((groups(out, GROUP)?, false))
+    })
+    .unwrap_or_else(|_| vec![vec![".".into()]]);
     let mut dates = Dates::default();
     for pathspecs in groups {
         let mut log = Command::new("git");
-        log.arg("-C").arg(dir).args(LOG).args(pathspecs);
+        log.arg("-C").arg(&tree.dir).args(LOG);
+        // A shallow clone's boundary commits have no parent there.
+        if tree.shallow && tree.wanted.is_some() {
+            log.arg("--min-parents=1");
+        }
+        log.arg("--").args(pathspecs);
         for var in PATHSPEC_ENV {
             log.env_remove(var);
         }
-        run(log, running, "log", |out| parse(out, prefix, &mut dates))?;
+        let wanted = tree.wanted.as_ref();
+        let all = run(log, running, "log", |out| {
+            let all = parse(out, &tree.prefix, wanted, &mut dates)?;
+            Ok((all, all))
+        })?;
+        if all {
+            break;
+        }
     }
     Ok(dates)
 }
 
 /// Runs `git`, whose output `read` reads as it comes, leaving the child in `running` while
-/// it runs. An error when it cannot, or git fails (`what` it was), or `read` fails.
+/// it runs; `read` also says whether it left the rest unread, which stops git. An error
+/// when it cannot, or git fails (`what` it was), or `read` fails.
 fn run<T>(
     mut git: Command,
     running: &Mutex<Running>,
     what: &str,
-    read: impl FnOnce(BufReader<ChildStdout>) -> Result<T>,
+    read: impl FnOnce(BufReader<ChildStdout>) -> Result<(T, bool)>,
 ) -> Result<T> {
     let mut child = git
         .stdin(Stdio::null())
@@ -235,7 +276,9 @@ fn run<T>(
         .child
         .take()
         .context("the git history is no longer read")?;
-    if read.is_err() {
+    // Whether the reader had what it wanted: git's output and its end no longer matter.
+    let done = matches!(read, Ok((_, true)));
+    if read.is_err() || done {
         // The output is no longer read, and git may be waiting to write more.
         let _ = child.kill();
     }
@@ -245,7 +288,7 @@ fn run<T>(
         .map_err(|_| anyhow!("the thread reading git's errors failed"))?;
     // git's own failure comes first (output it cut short is not the reader's fault),
     // unless it was killed above.
-    if !status.success() && (read.is_ok() || status.code().is_some()) {
+    if !status.success() && !done && (read.is_ok() || status.code().is_some()) {
         let stderr = String::from_utf8_lossy(&stderr);
         let why = match stderr.trim() {
             "" => status.to_string(),
@@ -253,7 +296,7 @@ fn run<T>(
         };
         bail!("git {what} failed: {why}");
     }
-    read
+    read.map(|(value, _)| value)
 }
 
 /// A directory of HEAD's tree under DIR, as `groups` counts its files.
@@ -384,9 +427,15 @@ enum Next {
 }
 
 /// Reads git's output (see `LOG`) as it comes, adding to `dates` each file under `prefix`
-/// (DIR's path in the work tree) that it does not hold yet, with the date of the first
-/// commit that names it, the newest.
-fn parse(mut out: impl BufRead, prefix: &[u8], dates: &mut Dates) -> Result<()> {
+/// (the tree's directory in the work tree), among those `wanted` if given, that it does not
+/// hold yet, with the date of the first commit that names it, the newest. True when it
+/// stopped once every file wanted was dated, leaving the rest unread.
+fn parse(
+    mut out: impl BufRead,
+    prefix: &[u8],
+    wanted: Option<&HashSet<Vec<u8>>>,
+    dates: &mut Dates,
+) -> Result<bool> {
     let mut field = Vec::new();
     let mut next = Next::Commit;
     // The commit being read: its date, and that date's index once a file takes it.
@@ -427,6 +476,9 @@ fn parse(mut out: impl BufRead, prefix: &[u8], dates: &mut Dates) -> Result<()> 
         let Some(rel) = name.strip_prefix(prefix).filter(|rel| !rel.is_empty()) else {
             continue;
         };
+        if wanted.is_some_and(|wanted| !wanted.contains(rel)) {
+            continue;
+        }
         let hash = hash(rel);
         if dates.find(rel, hash).is_none() {
             let index = match taken {
@@ -435,12 +487,15 @@ fn parse(mut out: impl BufRead, prefix: &[u8], dates: &mut Dates) -> Result<()> 
             };
             taken = Some(index);
             dates.push(rel, hash, index)?;
+            if wanted.is_some_and(|wanted| dates.files.len() == wanted.len()) {
+                return Ok(true);
+            }
         }
     }
     if next == Next::Date {
         bail!("git's output ended before a commit's date");
     }
-    Ok(())
+    Ok(false)
 }
 
 /// Reads the next field of git's output into `field`, without its NUL; false at the end.
@@ -554,7 +609,7 @@ mod tests {
 
     fn parsed(out: &[u8], prefix: &[u8]) -> Result<Dates> {
         let mut dates = Dates::default();
-        parse(out, prefix, &mut dates)?;
+        parse(out, prefix, None, &mut dates)?;
         Ok(dates)
     }
 
@@ -659,7 +714,7 @@ mod tests {
             sleep.arg("60");
             run(sleep, &shared, "sleep", |mut out| {
                 out.read_to_end(&mut Vec::new())?;
-                Ok(Dates::default())
+                Ok((Vec::new(), false))
             })
         });
         let pid = loop {
@@ -678,7 +733,7 @@ mod tests {
         // Nothing is started once it is dropped.
         let mut sleep = Command::new("sleep");
         sleep.arg("60");
-        let started = run(sleep, &running, "sleep", |_| Ok(()));
+        let started = run(sleep, &running, "sleep", |_| Ok(((), false)));
         assert!(started.is_err());
         assert!(lock(&running).child.is_none());
     }

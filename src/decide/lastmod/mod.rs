@@ -13,7 +13,7 @@ use frozen::{Frozen, RESTLESS};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use super::sources::SourceDates;
 use crate::error::UsageError;
@@ -22,7 +22,7 @@ use crate::report::{Report, Warning};
 use crate::state::{Found, Recorded};
 use crate::w3c::{format_mtime, is_w3c_date};
 use crate::walk::Page;
-use git::GitDates;
+use git::{GitDates, Tree};
 
 /// How dates are made.
 #[derive(Debug)]
@@ -109,7 +109,7 @@ pub struct Dater<'c> {
     clamp: Option<i64>,
     git: Option<GitDates>,
     frozen: Option<Frozen>,
-    /// --source-dates: the first date of a page the state does not know.
+    /// --source-dates and --sources: the first date of a page the state does not know.
     sources: SourceDates,
 }
 
@@ -124,8 +124,15 @@ impl<'c> Dater<'c> {
         let git = match settings.mode.uses_git() {
             true => {
                 // git runs beside the walk; the first page it dates waits for it.
-                let git = GitDates::start(&settings.root).map_err(git_failed)?;
-                if git.shallow {
+                let tree = Tree::open(&settings.root)
+                    .with_context(|| {
+                        format!(
+                            "--lastmod git: {} is not inside a git work tree",
+                            shown_path(&settings.root)
+                        )
+                    })
+                    .map_err(git_failed)?;
+                if tree.shallow {
                     report.warn(
                         Warning::Run,
                         "the git history is shallow, so the dates of files not changed in it are \
@@ -133,7 +140,7 @@ impl<'c> Dater<'c> {
                         "writing them anyway (fetch the full history: git fetch --unshallow)",
                     )?;
                 }
-                Some(git)
+                Some(GitDates::start(vec![tree]).map_err(git_failed)?)
             }
             false => None,
         };
@@ -176,16 +183,22 @@ impl<'c> Dater<'c> {
         let mut fresh =
             |report: &mut Report| fresh_date(mode, declared, *clamp, git.as_mut(), page, report);
         // A new page's date: the one it declares, else its source's, else the mode's.
-        let source = sources
-            .get(&page.rel, url.path)
-            .or_else(|| sources.get(&page.rel, url.key))
-            .filter(|_| declared.is_none());
-        match (frozen, source) {
-            (None, Some(date)) => Ok((Some(date.to_string()), None)),
-            (None, None) => Ok((fresh(report)?, None)),
-            (Some(frozen), _) => {
-                frozen.date(page, url, digested, (declared, source), report, fresh)
+        let mut source = |report: &mut Report| -> Result<Option<String>> {
+            if declared.is_some() {
+                return Ok(None);
             }
+            let source = sources.get(&page.rel, [url.path, url.key], report)?;
+            Ok(source.map(|(date, flag)| {
+                report.why(|| format!("lastmod {date}: the date of its source ({flag})"));
+                date.to_string()
+            }))
+        };
+        match frozen {
+            None => match source(report)? {
+                Some(date) => Ok((Some(date), None)),
+                None => Ok((fresh(report)?, None)),
+            },
+            Some(frozen) => frozen.date(page, url, digested, (declared, source), report, fresh),
         }
     }
 
@@ -212,6 +225,7 @@ impl<'c> Dater<'c> {
         if let Some(git) = &mut self.git {
             git.wait().map_err(git_failed)?;
         }
+        self.sources.wait(report)?;
         let Some(frozen) = self.frozen.as_ref().filter(|f| !f.restless.is_empty()) else {
             return Ok(());
         };
@@ -295,7 +309,10 @@ fn fresh_date(
             report.why(|| format!("lastmod {date}: the date --lastmod gives every page"));
             Ok(Some(date.clone()))
         }
-        LastmodMode::Git => match git.map(|git| git.date(&page.rel)).transpose() {
+        LastmodMode::Git => match git
+            .map(|git| git.date(0, page.rel.as_os_str().as_encoded_bytes()))
+            .transpose()
+        {
             Err(e) => Err(git_failed(e).into()),
             Ok(Some(Some(date))) => {
                 report.why(|| format!("lastmod {date}: the last commit that changed it (git)"));

@@ -7,7 +7,7 @@ use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir, Stat};
 
@@ -27,6 +27,11 @@ pub fn os_str_checked(bytes: &[u8]) -> Option<&OsStr> {
 /// `bytes` as a name or path.
 pub fn os_string(bytes: Vec<u8>) -> OsString {
     OsString::from_vec(bytes)
+}
+
+/// `path` absolute, its symlinks resolved: the path git knows a file of a work tree by.
+pub fn real_path(path: &Path) -> io::Result<PathBuf> {
+    std::fs::canonicalize(path)
 }
 
 /// Why the walk cannot use a name a directory lists: never on Unix, where a name is bytes

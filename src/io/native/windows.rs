@@ -47,6 +47,15 @@ pub fn os_string(bytes: Vec<u8>) -> OsString {
     OsString::from(String::from_utf8(bytes).unwrap_or_default())
 }
 
+/// `path` absolute, `.` and `..` resolved, if it exists. Not canonicalized: that writes it
+/// as a verbatim `\\?\` path, a form git does not work with (links on Windows are rare in
+/// a work tree).
+pub fn real_path(path: &Path) -> io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    fs::metadata(&absolute)?;
+    Ok(absolute)
+}
+
 /// Why the walk cannot use a name a directory lists: a URL is made only of valid Unicode,
 /// whose UTF-8 it percent-encodes (a name holding a lone UTF-16 surrogate has no such bytes;
 /// guessed, it would be listed under a URL that names no file); and opening the name must
