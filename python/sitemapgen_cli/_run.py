@@ -1,6 +1,6 @@
 """What the generators' plugins share: the flags their options map to, the state's flags
 (kept beside the project, its copy published with the site, the site's own sitemap as the
-seed, the sources' git dates), and running the installed binary with its messages in the
+seed, each page's source), and running the installed binary with its messages in the
 generator's log."""
 
 import gzip
@@ -59,7 +59,8 @@ def state_flags(*, root, out_dir, base, previous_sitemap, sources):
     path), its copy in OUT_DIR for the deploy to publish at BASE, read back from there where
     there is no local one (CI); with nothing published, the dates of PREVIOUS_SITEMAP (True:
     BASE/sitemap.xml, the generator's own; False: none); SOURCES, pairs of a source file and
-    its page's file relative to OUT_DIR, dated by their last commit (--source-dates)."""
+    its page's file relative to OUT_DIR, each page dated by its source's last commit
+    (--sources)."""
     cache = os.path.join(root, CACHE, *urlsplit(base).path.strip("/").split("/"))
     # sitemapgen writes the state into a folder that exists; the first build makes it.
     os.makedirs(cache, exist_ok=True)
@@ -75,64 +76,14 @@ def state_flags(*, root, out_dir, base, previous_sitemap, sources):
         args += ["--previous-sitemap", base + "sitemap.xml"]
     elif previous_sitemap:
         args += ["--previous-sitemap", previous_sitemap]
-    dates = git_dates(root, sources)
-    if dates:
-        path = os.path.join(cache, "source-dates.tsv")
+    if sources:
+        # sitemapgen dates each source by its last commit (one git reader, in the binary).
+        path = os.path.join(cache, "sources.tsv")
         with open(path, "w", encoding="utf-8", newline="\n") as out:
-            for page, date in sorted(dates.items()):
-                out.write(f"{page}\t{date}\n")
-        args += ["--source-dates", path]
+            for source, page in sorted(sources, key=lambda pair: pair[1]):
+                out.write(f"{page}\t{os.path.abspath(source)}\n")
+        args += ["--sources", path]
     return args
-
-
-def git_dates(root, sources):
-    """{page: date of its source's last commit} for the (source, page) pairs of SOURCES
-    that git knows, when ROOT lies in a git checkout; {} otherwise. One `git log` pass,
-    newest first, stopped once every source is dated."""
-    def git(*args):
-        return subprocess.run(
-            ["git", "-c", "core.quotePath=false", *args],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
-        )
-
-    try:
-        top = git("rev-parse", "--show-toplevel")
-    except OSError:  # no git at all
-        return {}
-    if top.returncode != 0 or not sources:
-        return {}
-    top = os.path.realpath(top.stdout.decode().strip())
-    pages = {}
-    for source, page in sources:
-        rel = os.path.relpath(os.path.realpath(source), top).replace(os.sep, "/")
-        if not rel.startswith("../"):
-            pages.setdefault(rel, []).append(page)
-    if not pages:
-        return {}
-    log = subprocess.Popen(
-        ["git", "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",
-         "--format=%x00%cI", "--", "."],
-        cwd=top,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    dates, date = {}, None
-    with log:
-        for line in log.stdout:
-            line = line.decode("utf-8", "replace").rstrip("\n")
-            if line.startswith("\0"):
-                date = line[1:]
-            elif line in pages:
-                for page in pages.pop(line):
-                    dates[page] = date
-                if not pages:
-                    log.kill()
-                    break
-    return dates
 
 
 class Failed(Exception):

@@ -1,8 +1,8 @@
 // What the generators' plugins share: the flags their options map to, the state's flags
 // (kept beside the project, its copy published with the site, the site's own sitemap as the
-// seed, the sources' git dates), and running the binary with its messages in the
+// seed, each page's source), and running the binary with its messages in the
 // generator's log.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -102,7 +102,7 @@ export async function withUrlFile(urls, use) {
  * its copy in DIR for the deploy to publish at BASE, read back from there where there is no
  * local one (CI); with nothing published, the dates of `previousSitemap` (true, the default:
  * BASE/sitemap.xml, the generator's own; false: none); `sources`, pairs of a source file and
- * its page's file relative to DIR, dated by their last commit (--source-dates).
+ * its page's file relative to DIR (or URL), each page dated by its source's last commit (--sources).
  */
 export function stateFlags({ root, dir, base, previousSitemap = true, sources = [] }) {
   const cache = path.join(root, CACHE, ...new URL(base).pathname.split("/").filter(Boolean));
@@ -121,61 +121,14 @@ export function stateFlags({ root, dir, base, previousSitemap = true, sources = 
   } else if (previousSitemap) {
     args.push("--previous-sitemap", previousSitemap);
   }
-  const dates = gitDates(root, sources);
-  if (dates.size > 0) {
-    const file = path.join(cache, "source-dates.tsv");
-    const lines = [...dates].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    fs.writeFileSync(file, lines.map(([page, date]) => `${page}\t${date}\n`).join(""));
-    args.push("--source-dates", file);
+  if (sources.length > 0) {
+    // sitemapgen dates each source by its last commit (one git reader, in the binary).
+    const file = path.join(cache, "sources.tsv");
+    const lines = [...sources].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
+    fs.writeFileSync(file, lines.map(([source, page]) => `${page}\t${path.resolve(source)}\n`).join(""));
+    args.push("--sources", file);
   }
   return args;
-}
-
-/**
- * Map of page → the date of its source's last commit, for the [source, page] pairs of
- * `sources` that git knows, when ROOT lies in a git checkout (empty otherwise): one
- * `git log` pass, newest first.
- */
-export function gitDates(root, sources) {
-  const git = (args, cwd) =>
-    spawnSync("git", ["-c", "core.quotePath=false", ...args], {
-      cwd,
-      encoding: "utf8",
-      maxBuffer: 1 << 30,
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-  const dates = new Map();
-  const top = git(["rev-parse", "--show-toplevel"], root);
-  if (top.error || top.status !== 0 || sources.length === 0) {
-    return dates;
-  }
-  const topDir = fs.realpathSync(top.stdout.trim());
-  const pages = new Map();
-  for (const [source, page] of sources) {
-    let real;
-    try {
-      real = fs.realpathSync(source);
-    } catch {
-      continue;
-    }
-    const rel = path.relative(topDir, real).split(path.sep).join("/");
-    if (!rel.startsWith("../")) {
-      pages.set(rel, [...(pages.get(rel) ?? []), page]);
-    }
-  }
-  const log = git(["log", "--no-renames", "--name-only", "--format=%x00%cI", "--", "."], topDir);
-  let date;
-  for (const line of (log.stdout ?? "").split("\n")) {
-    if (line.startsWith("\0")) {
-      date = line.slice(1);
-    } else if (pages.has(line)) {
-      for (const page of pages.get(line)) {
-        dates.set(page, date);
-      }
-      pages.delete(line);
-    }
-  }
-  return dates;
 }
 
 // The warning of a platform without a binary is given once a process (Docusaurus runs the
