@@ -180,7 +180,6 @@ fn action_refuses_an_input_with_a_line_break_before_any_step_runs() {
     }
 
     let site = Site::with_pages(&["index.html"]);
-    let summary = site.outside().join("runner/sitemapgen-summary.json");
     let good = [
         ("BINARY", env!("CARGO_BIN_EXE_sitemapgen")),
         ("DIR", site.root.to_str().unwrap()),
@@ -198,7 +197,16 @@ fn action_refuses_an_input_with_a_line_break_before_any_step_runs() {
         String::from_utf8_lossy(&done.stderr)
     );
     assert!(outputs(&site).starts_with("listed=1\n"));
-    fs::remove_file(&summary).unwrap();
+    let summaries = || {
+        fs::read_dir(site.outside().join("runner"))
+            .unwrap()
+            .filter(|entry| {
+                let name = entry.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with("sitemapgen.")
+            })
+            .count()
+    };
+    let made = summaries();
 
     let forged = "x\nlisted=999999";
     let stamp = "x\r::warning::forged";
@@ -227,7 +235,7 @@ fn action_refuses_an_input_with_a_line_break_before_any_step_runs() {
                 )
             );
             assert_eq!(outputs(&site), "", "{name} {bad:?}");
-            assert!(!summary.exists());
+            assert_eq!(summaries(), made, "no run: no summary");
         }
     }
 
@@ -477,6 +485,50 @@ fn action_runs_only_the_archive_whose_sum_it_pins_downloaded_or_cached() {
     refused(&done, binary);
 }
 
+/// Two uses of the action in one job, the second on a folder whose every page is noindex
+/// (no sitemap, no summary): the second reports its own run, not the first's counts.
+#[test]
+fn a_second_use_in_the_same_job_reports_its_own_run() {
+    if tool("jq").is_none() {
+        return;
+    }
+    let site = Site::with_pages(&["index.html", "a.html"]);
+    let staging = site.outside().join("staging");
+    fs::create_dir(&staging).unwrap();
+    fs::write(
+        staging.join("index.html"),
+        "<title>s</title><meta name=robots content=noindex><p>s",
+    )
+    .unwrap();
+    let action = action_yml();
+    let (options_step, run_step) = (&script(&action, "options"), &script(&action, "run"));
+    let use_on = |dir: &Path| {
+        assert!(step(options_step, &site, &DEFAULT_OPTIONS).status.success());
+        let dir = dir.display().to_string();
+        let env = [
+            ("BINARY", env!("CARGO_BIN_EXE_sitemapgen")),
+            ("DIR", dir.as_str()),
+            ("BASE_URL", "https://example.com"),
+            ("STATE", "false"),
+            ("PREVIOUS_SITEMAP", ""),
+            ("CHANGES", ""),
+            ("ARGS", ""),
+        ];
+        let done = step(run_step, &site, &env);
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        outputs(&site)
+    };
+    let first = use_on(&site.root);
+    assert!(first.starts_with("listed=2\n"), "{first}");
+    let second = use_on(&staging);
+    assert!(second.starts_with("listed=0\n"), "{second}");
+    assert!(!second.contains("summary-json="), "{second}");
+}
+
 #[test]
 fn action_runs_with_the_state_in_the_site_and_gives_the_counts() {
     if tool("jq").is_none() {
@@ -522,9 +574,17 @@ fn action_runs_with_the_state_in_the_site_and_gives_the_counts() {
         )),
         "{stderr}"
     );
-    let summary = site.outside().join("runner/sitemapgen-summary.json");
+    let out = outputs(&site);
+    let summary = Path::new(
+        out.lines()
+            .find_map(|line| line.strip_prefix("summary-json="))
+            .expect("the summary's path"),
+    )
+    .to_path_buf();
+    assert!(summary.starts_with(site.outside().join("runner")), "{out}");
+    assert!(summary.is_file());
     assert_eq!(
-        outputs(&site),
+        out,
         format!(
             "listed=3\nadded=3\nredated=0\nremoved=0\nfiles-written=3\nchanges={}\n\
              summary-json={}\nsitemap-path={}\nexcluded-count=0\n",
