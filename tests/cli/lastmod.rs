@@ -554,17 +554,7 @@ fn a_shallow_clone_is_warned_about() {
         git(&origin, &["commit", "-qm", "c"], "2024-01-01T00:00:00Z");
     }
     let clone = site.outside().join("clone");
-    let out = Command::new("git")
-        .args(["clone", "-q", "--depth", "1"])
-        .arg(format!("file://{}", origin.display()))
-        .arg(&clone)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    shallow_clone(&origin, &clone, 1);
     crate::harness::Cmd::new()
         .args(["-b", BASE, "--lastmod", "git", "-o", "-"])
         .arg(&clone)
@@ -1036,17 +1026,7 @@ fn a_shallow_clones_boundary_dates_no_source() {
         "2024-04-01T00:00:00Z",
     );
     let clone = site.outside().join("clone");
-    let out = Command::new("git")
-        .args(["clone", "-q", "--depth", "2"])
-        .arg(format!("file://{}", origin.display()))
-        .arg(&clone)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    shallow_clone(&origin, &clone, 2);
     let sources = site.outside().join("sources.tsv");
     fs::write(
         &sources,
@@ -1116,4 +1096,19 @@ fn lastmod_format_date_writes_each_date_alone_and_the_state_keeps_the_time() {
     site.run(&["--lastmod-format", "day"])
         .expect_code(2)
         .stderr_has(&["--lastmod-format \"day\" is not datetime or date"]);
+}
+
+/// A clone of ORIGIN at INTO with the last DEPTH commits, as CI's checkout makes one.
+fn shallow_clone(origin: &Path, into: &Path, depth: u32) {
+    let out = Command::new("git")
+        .args(["clone", "-q", "--depth", &depth.to_string()])
+        .arg(format!("file://{}", origin.display()))
+        .arg(into)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

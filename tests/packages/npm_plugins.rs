@@ -635,6 +635,16 @@ fn astro_i18n_gives_the_alternates_astrojs_sitemap_writes() {
     );
 }
 
+/// A two-locale Docusaurus site's pages: a page with no French translation, a doc with one.
+const I18N_PAGES: [(&str, &str); 3] = [
+    ("src/pages/index.md", "# Home\n\nWelcome.\n"),
+    ("docs/intro.md", "# Intro\n\nStart here.\n"),
+    (
+        "i18n/fr/docusaurus-plugin-content-docs/current/intro.md",
+        "# Intro\n\nCommencez ici.\n",
+    ),
+];
+
 /// Docusaurus builds each locale with this plugin's module loaded afresh: what the default
 /// locale's build knows (its pages' sources) reaches the last locale's run on disk, so every
 /// page of both locales is dated by its own source's commit (the French home page, with no
@@ -646,15 +656,10 @@ fn docusaurus_locales_date_every_page_by_its_source_after_the_last_build() {
     };
     let site = Site::empty();
     let dir = project.dir.path().join("docusaurus-i18n-dates");
-    let files = [
-        ("src/pages/index.md", "# Home\n\nWelcome.\n"),
-        ("docs/intro.md", "# Intro\n\nStart here.\n"),
-        (
-            "i18n/fr/docusaurus-plugin-content-docs/current/intro.md",
-            "# Intro\n\nCommencez ici.\n",
-        ),
-    ];
-    write_files(&dir, &files.map(|(f, t)| (f.to_string(), t.to_string())));
+    write_files(
+        &dir,
+        &I18N_PAGES.map(|(f, t)| (f.to_string(), t.to_string())),
+    );
     let offline = switch::nowhere();
     fs::write(
         dir.join("docusaurus.config.js"),
@@ -709,15 +714,10 @@ fn docusaurus_with_two_locales_writes_one_sitemap_after_the_last() {
     };
     let site = Site::empty();
     let dir = project.dir.path().join("docusaurus-i18n");
-    let files = [
-        ("src/pages/index.md", "# Home\n\nWelcome.\n"),
-        ("docs/intro.md", "# Intro\n\nStart here.\n"),
-        (
-            "i18n/fr/docusaurus-plugin-content-docs/current/intro.md",
-            "# Intro\n\nCommencez ici.\n",
-        ),
-    ];
-    write_files(&dir, &files.map(|(f, t)| (f.to_string(), t.to_string())));
+    write_files(
+        &dir,
+        &I18N_PAGES.map(|(f, t)| (f.to_string(), t.to_string())),
+    );
     fs::write(
         dir.join("docusaurus.config.js"),
         "export default {\n  title: 'Demo',\n  url: 'https://example.com',\n  baseUrl: '/',\n  \
