@@ -80,7 +80,8 @@ def state_flags(*, root, out_dir, base, previous_sitemap, sources):
         # sitemapgen dates each source by its last commit (one git reader, in the binary).
         path = os.path.join(cache, "sources.tsv")
         with open(path, "w", encoding="utf-8", newline="\n") as out:
-            for source, page in sorted(sources, key=lambda pair: pair[1]):
+            # A page once (sitemapgen refuses a page named twice): the last source given.
+            for page, source in sorted({page: source for source, page in sources}.items()):
                 out.write(f"{page}\t{os.path.abspath(source)}\n")
         args += ["--sources", path]
     return args

@@ -124,8 +124,10 @@ export function stateFlags({ root, dir, base, previousSitemap = true, sources = 
   if (sources.length > 0) {
     // sitemapgen dates each source by its last commit (one git reader, in the binary).
     const file = path.join(cache, "sources.tsv");
-    const lines = [...sources].sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
-    fs.writeFileSync(file, lines.map(([source, page]) => `${page}\t${path.resolve(source)}\n`).join(""));
+    // A page once (sitemapgen refuses a page named twice): the last source given.
+    const pages = new Map(sources.map(([source, page]) => [page, source]));
+    const lines = [...pages].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    fs.writeFileSync(file, lines.map(([page, source]) => `${page}\t${path.resolve(source)}\n`).join(""));
     args.push("--sources", file);
   }
   return args;
